@@ -1,0 +1,109 @@
+package hygiene
+
+import (
+	"crypto/rand"
+	"fmt"
+	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+)
+
+// Target is the provider and model a session is replayed for.
+type Target struct {
+	Provider  string // e.g. "anthropic"; trimmed and lower-cased when resolving the policy
+	ModelAPI  string // e.g. "anthropic-messages"
+	ModelID   string // e.g. "claude-sonnet-4-5"
+	Reasoning bool   // the model's reasoning flag (changes the completions policy)
+	// ImageMaxDimensionPx is agents.defaults.imageMaxDimensionPx (0 = 1200).
+	ImageMaxDimensionPx int
+}
+
+// ThoughtSignaturePolicy is OpenClaw's sanitizeThoughtSignatures option.
+type ThoughtSignaturePolicy struct {
+	AllowBase64Only  bool `json:"allowBase64Only"`
+	IncludeCamelCase bool `json:"includeCamelCase"`
+}
+
+// Policy is OpenClaw's resolved transcript policy; field names and JSON
+// names are OpenClaw's. Optional fields are absent when OpenClaw leaves them
+// undefined.
+type Policy struct {
+	SanitizeMode                      string                  `json:"sanitizeMode"`
+	SanitizeToolCallIDs               bool                    `json:"sanitizeToolCallIds"`
+	ToolCallIDMode                    string                  `json:"toolCallIdMode,omitempty"`
+	DuplicateToolCallIDStyle          string                  `json:"duplicateToolCallIdStyle,omitempty"`
+	PreserveNativeAnthropicToolUseIDs bool                    `json:"preserveNativeAnthropicToolUseIds"`
+	RepairToolUseResultPairing        bool                    `json:"repairToolUseResultPairing"`
+	PreserveSignatures                bool                    `json:"preserveSignatures"`
+	AppendOnlyRuntimeContext          bool                    `json:"appendOnlyRuntimeContext"`
+	SanitizeThoughtSignatures         *ThoughtSignaturePolicy `json:"sanitizeThoughtSignatures,omitempty"`
+	DropThinkingBlocks                bool                    `json:"dropThinkingBlocks"`
+	DropReasoningFromHistory          bool                    `json:"dropReasoningFromHistory"`
+	ApplyGoogleTurnOrdering           bool                    `json:"applyGoogleTurnOrdering"`
+	ValidateGeminiTurns               bool                    `json:"validateGeminiTurns"`
+	ValidateAnthropicTurns            bool                    `json:"validateAnthropicTurns"`
+	AllowSyntheticToolResults         bool                    `json:"allowSyntheticToolResults"`
+}
+
+// Message is one context message on its way through the rules, with where
+// it came from so findings and diffs can name the physical line.
+type Message struct {
+	V       jsonl.Value // the message object, in OpenClaw's shape
+	Line    int         // physical line of the entry it came from; 0 for synthetic messages
+	EntryID string      // id of that entry, "" when unknown or synthetic
+}
+
+// Change is one modification a rule made, for `replay --diff` and for
+// `check --provider` findings.
+type Change struct {
+	Rule    string // rule id, e.g. "tool-call-ids/strict9"
+	Line    int    // physical line of the affected entry (0 = synthetic or unknown)
+	EntryID string
+	Detail  string // e.g. "call_01HX… → a1b2c3d4e"
+	// Rejects is true when the change is an error OpenClaw raises (the
+	// provider cannot be replayed at all), false for a rewrite.
+	Rejects bool
+}
+
+// Run carries everything one replay needs besides the messages: the target,
+// its policy, the clock and UUID source (injectable for tests), and the
+// change log.
+type Run struct {
+	Target Target
+	Policy Policy
+	Now    func() time.Time
+	UUID   func() string
+	// ModelSwitchAt is set by the model-snapshot step when the session's
+	// recorded model differs from the target: assistants at or before it
+	// count as from another model (epoch ms; 0 = no switch).
+	ModelSwitchAt int64
+	ModelSwitched bool
+	Changes       []Change
+}
+
+// NewRun returns a Run for target with OpenClaw's policy, the real clock and
+// random UUIDs.
+func NewRun(t Target) *Run {
+	return &Run{Target: t, Policy: ResolvePolicy(t), Now: time.Now, UUID: randomUUID}
+}
+
+// NowMillis is the current time in epoch milliseconds, as Date.now().
+func (r *Run) NowMillis() int64 { return r.Now().UnixMilli() }
+
+// Record appends a change.
+func (r *Run) Record(rule string, m *Message, format string, args ...any) {
+	c := Change{Rule: rule, Detail: fmt.Sprintf(format, args...)}
+	if m != nil {
+		c.Line, c.EntryID = m.Line, m.EntryID
+	}
+	r.Changes = append(r.Changes, c)
+}
+
+// randomUUID returns a random RFC 4122 version 4 UUID.
+func randomUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,18 @@
+// Package jsonl reads session transcripts line by line and judges and
+// rewrites each line's JSON the way OpenClaw's JavaScript does.
+//
+// Guarantees:
+//
+//   - [Reader] yields every physical line with its 1-based number, byte
+//     offset and original bytes, without a length limit: memory is
+//     proportional to the longest line, never to the file.
+//   - [Parse] accepts exactly what JavaScript's JSON.parse accepts after the
+//     file was decoded as UTF-8 (invalid bytes inside strings become U+FFFD,
+//     lone surrogate escapes survive, the last duplicate key wins, numbers
+//     that overflow float64 are kept, nesting depth is unlimited).
+//   - [AppendJSON] writes a value the way JSON.stringify writes it (key order,
+//     escaping, number form), so rewritten lines read as OpenClaw would write
+//     them.
+//
+// It does not decide what a line means: that is the session package's job.
+package jsonl

@@ -1,0 +1,239 @@
+package jsonl
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Marshal returns v as JSON.stringify(v) would write it.
+func Marshal(v Value) []byte { return AppendJSON(nil, &v) }
+
+// MarshalString is [Marshal] as a string.
+func MarshalString(v Value) string { return string(Marshal(v)) }
+
+// AppendJSON appends v written as JavaScript's JSON.stringify writes it:
+// no spaces; integer-like keys first in ascending order, then the others in
+// insertion order; only '"', '\\' and control characters escaped (lone
+// surrogates as \udXXX); numbers in JavaScript's shortest form (1.0 → 1,
+// 1E+21 → 1e+21, -0 → 0, overflow → null).
+func AppendJSON(dst []byte, v *Value) []byte {
+	switch v.kind {
+	case Null:
+		return append(dst, "null"...)
+	case Bool:
+		if v.b {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case Number:
+		return AppendJSNumber(dst, v.s)
+	case String:
+		return AppendJSString(dst, v.s)
+	case Array:
+		dst = append(dst, '[')
+		for i := range v.items {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendJSON(dst, &v.items[i].Value)
+		}
+		return append(dst, ']')
+	}
+	dst = append(dst, '{')
+	first := true
+	emit := func(m *Member) {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = AppendJSString(dst, m.Key)
+		dst = append(dst, ':')
+		dst = AppendJSON(dst, &m.Value)
+	}
+	if idx := integerKeyOrder(v.items); idx != nil {
+		for _, i := range idx {
+			emit(&v.items[i])
+		}
+		for i := range v.items {
+			if _, ok := arrayIndex(v.items[i].Key); !ok {
+				emit(&v.items[i])
+			}
+		}
+	} else {
+		for i := range v.items {
+			emit(&v.items[i])
+		}
+	}
+	return append(dst, '}')
+}
+
+// integerKeyOrder returns the positions of integer-like keys sorted by value,
+// or nil when there are none (the common case).
+func integerKeyOrder(items []Member) []int {
+	var idx []int
+	for i := range items {
+		if _, ok := arrayIndex(items[i].Key); ok {
+			idx = append(idx, i)
+		}
+	}
+	if idx == nil {
+		return nil
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, _ := arrayIndex(items[idx[a]].Key)
+		y, _ := arrayIndex(items[idx[b]].Key)
+		return x < y
+	})
+	return idx
+}
+
+// arrayIndex reports whether k is a canonical array index (0 … 2^32−2), the
+// keys JavaScript enumerates first.
+func arrayIndex(k string) (uint64, bool) {
+	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, n <= math.MaxUint32-1
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendJSString appends s as a JSON string the way JSON.stringify does.
+func AppendJSString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+			i++
+			continue
+		}
+		if c >= 0x80 {
+			if c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 {
+				// WTF-8 lone surrogate kept from a "\udXXX" escape.
+				dst = append(dst, s[start:i]...)
+				r := rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+				dst = append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+				i += 3
+				start = i
+				continue
+			}
+			_, n := utf8.DecodeRuneInString(s[i:])
+			i += n
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendJSNumber appends JSON number text in the form JavaScript's
+// Number.prototype.toString gives after JSON.parse, or null when it
+// overflows to ±Infinity.
+func AppendJSNumber(dst []byte, text string) []byte {
+	if isShortCanonicalInt(text) {
+		return append(dst, text...)
+	}
+	f := parseJSNumber(text)
+	return AppendFloat(dst, f)
+}
+
+// AppendFloat appends f as JSON.stringify writes a number.
+func AppendFloat(dst []byte, f float64) []byte {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return append(dst, "null"...)
+	}
+	if f == 0 {
+		return append(dst, '0')
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	// Shortest round-trip digits and decimal exponent.
+	e := strconv.AppendFloat(nil, f, 'e', -1, 64) // d.ddddde±XX
+	mant, exp, _ := strings.Cut(string(e), "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	x, _ := strconv.Atoi(exp)
+	k := len(digits)
+	n := x + 1 // value = 0.digits × 10^n
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, digits...)
+		for i := 0; i < n-k; i++ {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, digits[n:]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for i := 0; i < -n; i++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits...)
+	default:
+		dst = append(dst, digits[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst
+}
+
+// isShortCanonicalInt reports number text that JavaScript prints unchanged:
+// an integer of at most 15 digits without leading zeros, not "-0".
+func isShortCanonicalInt(s string) bool {
+	t := s
+	if len(t) > 0 && t[0] == '-' {
+		t = t[1:]
+	}
+	if len(t) == 0 || len(t) > 15 || (t[0] == '0' && (len(t) > 1 || len(s) != len(t))) {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

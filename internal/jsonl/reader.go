@@ -1,0 +1,129 @@
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// readBufferSize is the bufio buffer behind [Reader]. Lines shorter than this
+// are returned without copying; longer ones are gathered in a spill buffer,
+// so a line has no length limit.
+const readBufferSize = 1 << 20 // 1 MiB: measured sweet spot for bufio line splitting
+
+// Line is one physical line of a transcript.
+type Line struct {
+	Num    int    // 1-based physical line number; blank lines count
+	Offset int64  // byte offset of the line's first byte in the input
+	Bytes  []byte // the line without its "\n" and without a "\r" before it
+	// Blank reports whether the line is empty after JavaScript's trim(), the
+	// test OpenClaw uses to skip a line.
+	Blank bool
+	// CR reports that a "\r" was removed from the end of the line.
+	CR bool
+	// Newline reports whether the line ended with "\n" (false only for the
+	// last line of a file without a final newline).
+	Newline bool
+}
+
+// Size is the number of input bytes the line occupied, terminator included.
+func (l Line) Size() int64 {
+	n := int64(len(l.Bytes))
+	if l.CR {
+		n++
+	}
+	if l.Newline {
+		n++
+	}
+	return n
+}
+
+// Reader splits an input into physical lines the way OpenClaw does
+// (split on "\r?\n").
+type Reader struct {
+	br     *bufio.Reader
+	spill  []byte
+	num    int
+	offset int64
+	err    error
+}
+
+// NewReader returns a Reader over r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, readBufferSize)}
+}
+
+// Next returns the next line. Its Bytes are valid until the following call
+// to Next. At the end of input it returns io.EOF; an empty input and the
+// empty piece after a final "\n" produce no line.
+func (r *Reader) Next() (Line, error) {
+	if r.err != nil {
+		return Line{}, r.err
+	}
+	data, err := r.readLine()
+	if err != nil && !errors.Is(err, io.EOF) {
+		r.err = err
+		return Line{}, err
+	}
+	if len(data) == 0 && err != nil {
+		r.err = io.EOF
+		return Line{}, io.EOF
+	}
+	if err != nil {
+		r.err = io.EOF // the last line had no final newline; report it now, EOF next time
+	}
+	line := Line{Num: r.num + 1, Offset: r.offset}
+	r.num++
+	r.offset += int64(len(data))
+	if n := len(data); n > 0 && data[n-1] == '\n' {
+		line.Newline = true
+		data = data[:n-1]
+	}
+	if n := len(data); n > 0 && data[n-1] == '\r' {
+		line.CR = true
+		data = data[:n-1]
+	}
+	line.Bytes = data
+	line.Blank = IsBlank(data)
+	return line, nil
+}
+
+// readLine returns the next chunk up to and including "\n", using the spill
+// buffer when the line is longer than the bufio buffer.
+func (r *Reader) readLine() ([]byte, error) {
+	if cap(r.spill) > maxKeptSpill {
+		r.spill = nil // do not keep a giant line's buffer alive for the rest of the file
+	}
+	data, err := r.br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return data, err
+	}
+	r.spill = append(r.spill[:0], data...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		data, err = r.br.ReadSlice('\n')
+		r.spill = append(r.spill, data...)
+	}
+	return r.spill, err
+}
+
+// maxKeptSpill is the largest spill buffer kept between lines.
+const maxKeptSpill = 64 << 20
+
+// ReadAll is a convenience for tests and small inputs: every line, with
+// Bytes copied.
+func ReadAll(rd io.Reader) ([]Line, error) {
+	r := NewReader(rd)
+	var out []Line
+	for {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		l.Bytes = bytes.Clone(l.Bytes)
+		out = append(out, l)
+	}
+}
