@@ -1,0 +1,46 @@
+package jsonl
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// seedLines adds every line of the conformance cases as fuzz seeds.
+func seedLines(f *testing.F) {
+	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		lines, _ := ReadAll(bytesReader(data))
+		for _, l := range lines {
+			f.Add(l.Bytes)
+		}
+	}
+	f.Add([]byte(`{"a":"\ud83d","b":1e400,"a":2}`))
+}
+
+// FuzzParse checks that Parse and Valid agree, that stringify(parse(x)) is
+// valid JSON, and that stringify(parse(stringify(parse(x)))) is the same text.
+func FuzzParse(f *testing.F) {
+	seedLines(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Parse(data)
+		if (err == nil) != Valid(data) {
+			t.Fatalf("Parse err=%v but Valid=%v", err, Valid(data))
+		}
+		if err != nil {
+			return
+		}
+		out := Marshal(v)
+		v2, err := Parse(out)
+		if err != nil {
+			t.Fatalf("stringify output %q does not parse: %v", out, err)
+		}
+		if out2 := Marshal(v2); string(out2) != string(out) {
+			t.Fatalf("stringify not stable: %q then %q", out, out2)
+		}
+	})
+}
