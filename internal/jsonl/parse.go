@@ -55,8 +55,9 @@ func Validate(data []byte) error {
 }
 
 type parser struct {
-	data []byte
-	pos  int
+	data    []byte
+	pos     int
+	scratch []Member
 }
 
 func (p *parser) errorf(format string, args ...any) *SyntaxError {
@@ -88,17 +89,21 @@ func (p *parser) skipSpace() {
 	}
 }
 
-// frame is one open array or object on the parse stack. The parser is
+// parseFrame is one open array or object on the parse stack. The parser is
 // iterative so that nesting depth is limited only by memory, as in V8.
-type frame struct {
-	v      Value
+// Members of open containers are gathered on the parser's shared scratch
+// stack and copied into an exactly sized slice when the container closes:
+// one allocation per container.
+type parseFrame struct {
+	start  int // index of the container's first member in p.scratch
 	key    string
 	isObj  bool
 	keyIdx map[string]int // built for large objects to find duplicate keys
 }
 
 func (p *parser) value() (Value, error) {
-	var stack []frame
+	var stackBuf [16]parseFrame
+	stack := stackBuf[:0]
 	for {
 		// Parse one value start.
 		if p.pos >= len(p.data) {
@@ -110,12 +115,11 @@ func (p *parser) value() (Value, error) {
 		case c == '{' || c == '[':
 			p.pos++
 			p.skipSpace()
-			f := frame{isObj: c == '{'}
+			f := parseFrame{isObj: c == '{', start: len(p.scratch)}
 			if f.isObj {
-				f.v = Value{kind: Object, items: []Member{}}
 				if p.pos < len(p.data) && p.data[p.pos] == '}' {
 					p.pos++
-					v = f.v
+					v = Value{kind: Object, items: []Member{}}
 					break
 				}
 				key, err := p.objectKey()
@@ -123,13 +127,10 @@ func (p *parser) value() (Value, error) {
 					return Value{}, err
 				}
 				f.key = key
-			} else {
-				f.v = Value{kind: Array, items: []Member{}}
-				if p.pos < len(p.data) && p.data[p.pos] == ']' {
-					p.pos++
-					v = f.v
-					break
-				}
+			} else if p.pos < len(p.data) && p.data[p.pos] == ']' {
+				p.pos++
+				v = Value{kind: Array, items: []Member{}}
+				break
 			}
 			stack = append(stack, f)
 			continue
@@ -169,9 +170,9 @@ func (p *parser) value() (Value, error) {
 			}
 			f := &stack[len(stack)-1]
 			if f.isObj {
-				f.addMember(v)
+				p.addMember(f, v)
 			} else {
-				f.v.items = append(f.v.items, Member{Value: v})
+				p.scratch = append(p.scratch, Member{Value: v})
 			}
 			p.skipSpace()
 			if p.pos >= len(p.data) {
@@ -192,19 +193,34 @@ func (p *parser) value() (Value, error) {
 			}
 			if (f.isObj && c == '}') || (!f.isObj && c == ']') {
 				p.pos++
-				v = f.v
+				v = p.closeContainer(f)
 				stack = stack[:len(stack)-1]
 				continue
 			}
-			return Value{}, p.errorf("unexpected %s in %s", p.describe(), map[bool]string{true: "object", false: "array"}[f.isObj])
+			if f.isObj {
+				return Value{}, p.errorf("unexpected %s in object", p.describe())
+			}
+			return Value{}, p.errorf("unexpected %s in array", p.describe())
 		}
 	}
 }
 
+// closeContainer moves a finished container's members off the scratch stack.
+func (p *parser) closeContainer(f *parseFrame) Value {
+	items := make([]Member, len(p.scratch)-f.start)
+	copy(items, p.scratch[f.start:])
+	clear(p.scratch[f.start:]) // drop references so the GC can free them
+	p.scratch = p.scratch[:f.start]
+	if f.isObj {
+		return Value{kind: Object, items: items}
+	}
+	return Value{kind: Array, items: items}
+}
+
 // addMember adds (f.key, v) with JSON.parse's duplicate rule: the first
 // position, the last value.
-func (f *frame) addMember(v Value) {
-	items := f.v.items
+func (p *parser) addMember(f *parseFrame, v Value) {
+	items := p.scratch[f.start:]
 	if f.keyIdx == nil && len(items) < 32 {
 		for i := range items {
 			if items[i].Key == f.key {
@@ -212,7 +228,7 @@ func (f *frame) addMember(v Value) {
 				return
 			}
 		}
-		f.v.items = append(items, Member{Key: f.key, Value: v})
+		p.scratch = append(p.scratch, Member{Key: f.key, Value: v})
 		return
 	}
 	if f.keyIdx == nil {
@@ -226,7 +242,7 @@ func (f *frame) addMember(v Value) {
 		return
 	}
 	f.keyIdx[f.key] = len(items)
-	f.v.items = append(items, Member{Key: f.key, Value: v})
+	p.scratch = append(p.scratch, Member{Key: f.key, Value: v})
 }
 
 // objectKey parses `"key" :` and leaves the position at the value.
@@ -461,4 +477,40 @@ func bytesString(b []byte) string {
 func parseJSNumber(s string) float64 {
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
+}
+
+// frame builds one container value member by member with JSON.parse's
+// duplicate-key rule (used by the tape's conversion to Value).
+type frame struct {
+	v      Value
+	key    string
+	isObj  bool
+	keyIdx map[string]int
+}
+
+// addMember adds (f.key, v): the first position, the last value.
+func (f *frame) addMember(v Value) {
+	items := f.v.items
+	if f.keyIdx == nil && len(items) < 32 {
+		for i := range items {
+			if items[i].Key == f.key {
+				items[i].Value = v
+				return
+			}
+		}
+		f.v.items = append(items, Member{Key: f.key, Value: v})
+		return
+	}
+	if f.keyIdx == nil {
+		f.keyIdx = make(map[string]int, len(items)*2)
+		for i := range items {
+			f.keyIdx[items[i].Key] = i
+		}
+	}
+	if i, ok := f.keyIdx[f.key]; ok {
+		items[i].Value = v
+		return
+	}
+	f.keyIdx[f.key] = len(items)
+	f.v.items = append(items, Member{Key: f.key, Value: v})
 }
