@@ -1,0 +1,285 @@
+package repair
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+)
+
+// Options configure [RepairFile] and [RepairTo].
+type Options struct {
+	// DryRun plans the repair without writing anything and without taking
+	// the lock; Result.Repaired then means "would be rewritten".
+	DryRun bool
+	// KeepBackup keeps the .bak-<pid>-<ms> sibling after a replace.
+	KeepBackup bool
+	// Force takes over a live OpenClaw write lock.
+	Force bool
+	// Now and UUID are the clock and the UUID v4 source of synthetic tool
+	// results (nil: the real clock and crypto/rand).
+	Now  func() time.Time
+	UUID func() string
+	// OnVerdict, when set, sees every line that is not simply kept, during
+	// the first pass (see [Analyze]).
+	OnVerdict func(Verdict)
+	// Lock and Replace tune the lock and the safe replace (tests); Force
+	// and KeepBackup above take precedence over their fields.
+	Lock    LockOptions
+	Replace ReplaceOptions
+}
+
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+func (o *Options) uuid() string {
+	if o.UUID != nil {
+		return o.UUID()
+	}
+	return randomUUID()
+}
+
+// Result is OpenClaw's result object for one file (fix-rules.md §1), plus
+// what openclaw-doctor adds around it.
+type Result struct {
+	Path string // the path as given
+	// Repaired is true when the file was rewritten (for a dry run: would
+	// be).
+	Repaired bool
+	// Reason is OpenClaw's reason for not repairing ("missing session
+	// file", "failed to read session file: …", "empty session file",
+	// "invalid session header", "repair failed: …"), or "".
+	Reason string
+	Counts
+	// BackupPath is the backup left beside the file (kept on request, or
+	// because deleting it failed, or because of a concurrent writer).
+	BackupPath string
+	// Plan is the first pass's plan (empty when the file could not be read).
+	Plan Plan
+	// Lock reports stale locks replaced and live locks taken over.
+	ReplacedStaleLocks, OverriddenLocks []LockInfo
+}
+
+// Summary is OpenClaw's debug message for a successful repair.
+func (r *Result) Summary() string { return r.Plan.Summary(filepath.Base(r.Path)) }
+
+// ErrLocked wraps the *LiveLockError of a refused repair.
+var ErrLocked = errors.New("session is locked")
+
+// RepairFile repairs the session file at path in place, as OpenClaw's
+// repairSessionFileIfNeeded does, holding OpenClaw's write lock from before
+// the first read until the file is replaced. The result carries OpenClaw's
+// reason for an early exit (the file is then untouched); the error is
+// non-nil only when the repair was attempted and failed (Result.Reason
+// then starts "repair failed: ") or when a live lock refused it (wrapping
+// [ErrLocked] and the *LiveLockError). A file that needs nothing is not
+// touched at all: same bytes, same mtime.
+func RepairFile(path string, opts Options) (Result, error) {
+	res := Result{Path: path}
+	abs, reason := resolvePath(path)
+	if reason != "" {
+		res.Reason = reason
+		return res, nil
+	}
+	if reason := probe(abs); reason != "" {
+		res.Reason = reason
+		return res, nil
+	}
+	if !opts.DryRun {
+		lockOpts := opts.Lock
+		lockOpts.Force = opts.Force
+		lock, err := AcquireLock(abs, lockOpts)
+		if err != nil {
+			var live *LiveLockError
+			if errors.As(err, &live) {
+				return res, fmt.Errorf("%w: %w", ErrLocked, err)
+			}
+			res.Reason = "repair failed: " + err.Error()
+			return res, err
+		}
+		defer lock.Release()
+		res.ReplacedStaleLocks, res.OverriddenLocks = lock.ReplacedStale, lock.Overridden
+	}
+	snap, err := TakeSnapshot(abs)
+	if err != nil {
+		res.Reason = readFailure(err, abs)
+		return res, nil
+	}
+	plan, err := analyzeFile(abs, opts.OnVerdict)
+	if err != nil {
+		res.Reason = readFailure(err, abs)
+		return res, nil
+	}
+	res.Plan = plan
+	if !fillPlanned(&res, &plan) || opts.DryRun {
+		return res, nil
+	}
+	return replaceFile(res, abs, snap, &plan, opts)
+}
+
+// fillPlanned copies the plan's outcome into res the way OpenClaw reports
+// it and reports whether a rewrite is needed.
+func fillPlanned(res *Result, plan *Plan) bool {
+	switch {
+	case plan.Reason != "":
+		res.Reason = plan.Reason
+		res.DroppedLines = plan.Counts.DroppedLines // early exits carry only droppedLines
+		return false
+	case !plan.NeedsRewrite():
+		return false
+	}
+	res.Repaired, res.Counts = true, plan.Counts
+	return true
+}
+
+// replaceFile is the second pass written through the safe replace.
+func replaceFile(res Result, abs string, snap Snapshot, plan *Plan, opts Options) (Result, error) {
+	ropts := opts.Replace
+	ropts.KeepBackup = opts.KeepBackup
+	write := func(w io.Writer) error {
+		f, err := os.Open(snap.Path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return WriteRepaired(w, f, plan, opts.now, opts.uuid)
+	}
+	rr, err := Replace(abs, snap, write, ropts)
+	res.BackupPath = rr.BackupPath
+	if err != nil && !rr.Replaced {
+		res.Repaired = false
+		res.InsertedToolResults = 0 // OpenClaw's failure result has no insertedToolResults
+		res.Reason = "repair failed: " + err.Error()
+		return res, err
+	}
+	return res, err // after the rename an error is a warning: the file is repaired
+}
+
+// RepairTo writes the repaired content of the session file at path to w
+// without touching the file: the file's own bytes, unchanged, when nothing
+// needs (or can be) repaired. The result is what RepairFile would report.
+func RepairTo(w io.Writer, path string, opts Options) (Result, error) {
+	res := Result{Path: path}
+	abs, reason := resolvePath(path)
+	if reason != "" {
+		res.Reason = reason
+		return res, nil
+	}
+	if reason := probe(abs); reason != "" {
+		res.Reason = reason
+		return res, nil
+	}
+	plan, err := analyzeFile(abs, opts.OnVerdict)
+	if err != nil {
+		res.Reason = readFailure(err, abs)
+		return res, nil
+	}
+	res.Plan = plan
+	f, err := os.Open(abs)
+	if err != nil {
+		res.Reason = readFailure(err, abs)
+		return res, nil
+	}
+	defer f.Close()
+	if !fillPlanned(&res, &plan) {
+		_, err := io.Copy(w, f)
+		return res, err
+	}
+	if err := WriteRepaired(w, f, &plan, opts.now, opts.uuid); err != nil {
+		return res, fmt.Errorf("%s: %w", path, err)
+	}
+	return res, nil
+}
+
+// analyzeFile runs the first pass over the file at path.
+func analyzeFile(path string, onVerdict func(Verdict)) (Plan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Plan{}, err
+	}
+	defer f.Close()
+	return Analyze(f, onVerdict)
+}
+
+// resolvePath trims and absolutizes path as OpenClaw does; an empty path is
+// a missing file.
+func resolvePath(path string) (string, string) {
+	p := jsonl.TrimJS(path)
+	if p == "" {
+		return "", ReasonMissing
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", ReasonMissing
+	}
+	return abs, ""
+}
+
+// probe reports OpenClaw's reason when the file cannot be read at all:
+// missing, a directory, unreadable.
+func probe(abs string) string {
+	f, err := os.Open(abs)
+	if err != nil {
+		return readFailure(err, abs)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return readFailure(&fs.PathError{Op: "read", Path: abs, Err: syscall.EISDIR}, abs)
+	}
+	return ""
+}
+
+// readFailure turns a read error into OpenClaw's reason: "missing session
+// file" for a missing file, otherwise "failed to read session file: " and
+// the message Node gives for the same error.
+func readFailure(err error, abs string) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return ReasonMissing
+	}
+	return "failed to read session file: " + nodeErrorMessage(err, abs)
+}
+
+// nodeErrorMessage renders common errors the way Node's fs errors read
+// ("EACCES: permission denied, open '/x'"), so reasons match OpenClaw's.
+func nodeErrorMessage(err error, abs string) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err.Error()
+	}
+	op := "open"
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		op = pe.Op
+	}
+	switch errno {
+	case syscall.EISDIR:
+		return "EISDIR: illegal operation on a directory, read"
+	case syscall.EACCES:
+		return fmt.Sprintf("EACCES: permission denied, %s '%s'", op, abs)
+	case syscall.ENOTDIR:
+		return fmt.Sprintf("ENOTDIR: not a directory, %s '%s'", op, abs)
+	case syscall.ELOOP:
+		return fmt.Sprintf("ELOOP: too many symbolic links encountered, %s '%s'", op, abs)
+	}
+	return err.Error()
+}
+
+// randomUUID returns a random RFC 4122 version 4 UUID, as crypto.randomUUID.
+func randomUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

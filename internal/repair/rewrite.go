@@ -1,0 +1,112 @@
+package repair
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+)
+
+// Analyze is the first pass: it classifies every line of r and returns the
+// plan. onVerdict, when not nil, sees the verdict of every line that is not
+// simply kept (drops, rewrites, re-serialized and blank lines), in order.
+func Analyze(r io.Reader, onVerdict func(Verdict)) (Plan, error) {
+	c := NewClassifier()
+	rd := jsonl.NewReader(r)
+	for {
+		l, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return c.Finish(), nil
+		}
+		if err != nil {
+			return Plan{}, fmt.Errorf("line %d: %w", c.plan.Lines+1, err)
+		}
+		v := c.Line(l)
+		if onVerdict != nil && (v.Action != Keep || v.Reserialize) {
+			onVerdict(v)
+		}
+	}
+}
+
+// errChanged reports input that differs between the two passes.
+var errChanged = errors.New("the file changed between the two passes of the repair")
+
+// writeBufferSize is the output buffer of the second pass.
+const writeBufferSize = 1 << 20
+
+// WriteRepaired is the second pass: it streams the repaired file to w,
+// reading the same input as the plan's first pass from r. Every entry is
+// written on its own line ending in "\n"; blank lines and dropped lines are
+// left out; kept lines keep their bytes (invalid UTF-8 replaced as the
+// WHATWG decoder does, a trailing "\r" removed); rewritten, re-serialized
+// and inserted entries are written as JSON.stringify writes them. now and
+// uuid give the synthetic entries' time and "repair-<uuid>" ids.
+//
+// It reports errChanged when the input no longer matches the plan.
+func WriteRepaired(w io.Writer, r io.Reader, p *Plan, now func() time.Time, uuid func() string) error {
+	bw := bufio.NewWriterSize(w, writeBufferSize)
+	rd := jsonl.NewReader(r)
+	changes, inserts := p.Changes, p.Inserts
+	var buf []byte
+	lines := 0
+	for {
+		l, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("line %d: %w", lines+1, err)
+		}
+		lines = l.Num
+		switch {
+		case len(changes) > 0 && changes[0].Line == l.Num:
+			if buf, err = appendChanged(buf[:0], l, changes[0]); err != nil {
+				return err
+			}
+			changes = changes[1:]
+			bw.Write(buf)
+		case l.Blank:
+			continue
+		default:
+			bw.Write(jsonl.ToValidUTF8(bytes.TrimRight(l.Bytes, "\r")))
+			bw.WriteByte('\n')
+		}
+		for len(inserts) > 0 && inserts[0].AfterLine == l.Num {
+			e := inserts[0].Entry(now(), uuid())
+			buf = append(jsonl.AppendJSON(buf[:0], &e), '\n')
+			bw.Write(buf)
+			inserts = inserts[1:]
+		}
+	}
+	if lines != p.Lines || len(changes) > 0 || len(inserts) > 0 {
+		return errChanged
+	}
+	return bw.Flush()
+}
+
+// appendChanged appends what a changed line becomes (nothing for a drop),
+// checking that the line still gets the verdict the plan recorded.
+func appendChanged(dst []byte, l jsonl.Line, ch Change) ([]byte, error) {
+	val, err := jsonl.Parse(l.Bytes)
+	if ch.Action == Drop && ch.Rules == RuleMalformedLine {
+		if err == nil {
+			return dst, errChanged
+		}
+		return dst, nil
+	}
+	if err != nil {
+		return dst, errChanged
+	}
+	res := classifyEntry(val)
+	if res.action != ch.Action || res.rules != ch.Rules {
+		return dst, errChanged
+	}
+	if res.action == Drop {
+		return dst, nil
+	}
+	return append(jsonl.AppendJSON(dst, &res.value), '\n'), nil
+}
