@@ -1,0 +1,276 @@
+package hygiene
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestValidateGeminiTurns(t *testing.T) {
+	gemini := Policy{ValidateGeminiTurns: true}
+	user := `{"role":"user","content":"q"}`
+	cases := []ruleCase{
+		{
+			name: "policy off: unchanged",
+			in:   []string{`{"role":"assistant","content":[]}`, `{"role":"assistant","content":[]}`},
+		},
+		{
+			name:   "consecutive assistants merge; truthy usage, stopReason and errorMessage come from the later one",
+			policy: gemini,
+			in: []string{
+				user,
+				`{"role":"assistant","content":[{"type":"text","text":"a"}],"api":"x","usage":{"input":1},"stopReason":"stop","timestamp":1}`,
+				`{"role":"assistant","content":[{"type":"text","text":"b"}],"api":"y","usage":{"input":2},"stopReason":"toolUse","errorMessage":"boom","timestamp":2}`,
+				`{"role":"assistant","content":"not an array","usage":null,"stopReason":""}`,
+				user,
+			},
+			want: []string{
+				user,
+				`{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"api":"x","usage":{"input":2},"stopReason":"toolUse","timestamp":1,"errorMessage":"boom"}`,
+				user,
+			},
+			changes: []string{"turns/merge-assistant@3", "turns/merge-assistant@4"},
+		},
+		{
+			name:   "content missing on the first one is added after its fields",
+			policy: gemini,
+			in: []string{
+				`{"role":"assistant","api":"x"}`,
+				`{"role":"assistant","content":[{"type":"text","text":"b"}]}`,
+			},
+			want:    []string{`{"role":"assistant","api":"x","content":[{"type":"text","text":"b"}]}`},
+			changes: []string{"turns/merge-assistant@2"},
+		},
+		{
+			name:   "a message without a role does not end the run and takes the merge",
+			policy: gemini,
+			in: []string{
+				`{"role":"assistant","content":[{"type":"text","text":"a"}]}`,
+				`{"note":"x","content":[{"type":"text","text":"n"}]}`,
+				`{"role":"assistant","content":[{"type":"text","text":"b"}]}`,
+			},
+			want: []string{
+				`{"role":"assistant","content":[{"type":"text","text":"a"}]}`,
+				`{"note":"x","content":[{"type":"text","text":"n"},{"type":"text","text":"b"}]}`,
+			},
+			changes: []string{"turns/merge-assistant@3"},
+		},
+		{
+			name:   "users are not merged by the Gemini rule",
+			policy: gemini,
+			in:     []string{user, user},
+		},
+	}
+	runRuleCases(t, validateGeminiTurns, cases)
+}
+
+func TestValidateAnthropicTurns(t *testing.T) {
+	anth := Policy{ValidateAnthropicTurns: true}
+	appendOnly := Policy{ValidateAnthropicTurns: true, AppendOnlyRuntimeContext: true}
+	user := `{"role":"user","content":"q"}`
+	call := func(id, name string) string {
+		return `{"type":"toolCall","id":"` + id + `","name":"` + name + `","arguments":{}}`
+	}
+	result := func(id, name string) string {
+		return `{"role":"toolResult","toolCallId":"` + id + `","toolName":"` + name + `","content":[{"type":"text","text":"ok"}]}`
+	}
+	thinking := `{"type":"thinking","thinking":"t","thinkingSignature":"` + sigA + `"}`
+	cases := []ruleCase{
+		{
+			name: "policy off: unchanged",
+			in:   []string{user, user},
+		},
+		{
+			name:   "consecutive users merge: later fields, string content as a text block, later timestamp",
+			policy: anth,
+			in: []string{
+				`{"role":"user","content":"first","timestamp":1,"a":1}`,
+				`{"role":"user","content":[{"type":"text","text":"second"}],"timestamp":2,"b":2}`,
+				`{"role":"user","content":"third","b":3}`,
+				`{"role":"user","content":{"odd":true},"timestamp":null}`,
+			},
+			want: []string{
+				`{"role":"user","content":[{"type":"text","text":"first"},{"type":"text","text":"second"},{"type":"text","text":"third"}],"timestamp":2}`,
+			},
+			changes: []string{"turns/merge-user@1", "turns/merge-user@2", "turns/merge-user@3"},
+		},
+		{
+			name:    "a merged user without any timestamp has none",
+			policy:  anth,
+			in:      []string{`{"role":"user","content":"a"}`, `{"role":"user","content":"b","timestamp":null}`},
+			want:    []string{`{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`},
+			changes: []string{"turns/merge-user@1"},
+		},
+		{
+			name:   "append-only runtime context on anthropic-messages keeps users apart",
+			api:    "anthropic-messages",
+			policy: appendOnly,
+			in:     []string{user, user},
+		},
+		{
+			name:    "Bedrock Converse merges users even with append-only runtime context",
+			api:     "bedrock-converse-stream",
+			policy:  appendOnly,
+			in:      []string{user, user},
+			want:    []string{`{"role":"user","content":[{"type":"text","text":"q"},{"type":"text","text":"q"}]}`},
+			changes: []string{"turns/merge-user@1"},
+		},
+		{
+			name:   "unanswered calls are removed from a turn without thinking",
+			policy: anth,
+			in: []string{
+				user,
+				`{"role":"assistant","content":[{"type":"text","text":"x"},` + call("c1", "read") + `,` + call("c2", "exec") + `,` + call("c3", "ls") + `]}`,
+				`{"role":"toolResult","toolUseId":" c1 ","content":[]}`,
+				`{"role":"user","content":[{"type":"toolResult","call_id":"c3"}]}`,
+			},
+			want: []string{
+				user,
+				`{"role":"assistant","content":[{"type":"text","text":"x"},` + call("c1", "read") + `,` + call("c3", "ls") + `]}`,
+				`{"role":"toolResult","toolUseId":" c1 ","content":[]}`,
+				`{"role":"user","content":[{"type":"toolResult","call_id":"c3"}]}`,
+			},
+			changes: []string{"turns/dangling-tool-calls@2"},
+		},
+		{
+			name:   "results after the next assistant do not count; an emptied turn gets the placeholder",
+			policy: anth,
+			in: []string{
+				user,
+				`{"role":"assistant","content":[` + call("c1", "read") + `]}`,
+				result("c9", "other"),
+				`{"role":"assistant","content":"next"}`,
+				result("c1", "read"),
+			},
+			want: []string{
+				user,
+				`{"role":"assistant","content":[{"type":"text","text":"[tool calls omitted]"}]}`,
+				result("c9", "other"),
+				`{"role":"assistant","content":"next"}`,
+				result("c1", "read"),
+			},
+			changes: []string{"turns/dangling-tool-calls@2"},
+		},
+		{
+			name:   "an aborted or failed turn left without calls gets empty content",
+			policy: anth,
+			in: []string{
+				user,
+				`{"role":"assistant","content":[` + call("c1", "read") + `],"stopReason":"aborted"}`,
+				user,
+				`{"role":"assistant","content":[` + thinking + `,` + call("c2", "read") + `],"stopReason":"error"}`,
+				user,
+			},
+			want: []string{
+				user,
+				`{"role":"assistant","content":[],"stopReason":"aborted"}`,
+				user,
+				`{"role":"assistant","content":[],"stopReason":"error"}`,
+				user,
+			},
+			changes: []string{"turns/dangling-tool-calls@2", "turns/dangling-tool-calls@4"},
+		},
+		{
+			name:   "null-like blocks go with the dangling calls",
+			policy: anth,
+			in: []string{
+				user,
+				`{"role":"assistant","content":[null,0,"s",` + call("c1", "read") + `]}`,
+				result("c1", "read"),
+			},
+			want: []string{
+				user,
+				`{"role":"assistant","content":["s",` + call("c1", "read") + `]}`,
+				result("c1", "read"),
+			},
+			changes: []string{"turns/dangling-tool-calls@2"},
+		},
+		{
+			name:   "a thinking turn whose calls are all answered by name stays whole",
+			policy: anth,
+			in: []string{
+				user,
+				`{"role":"assistant","content":[` + thinking + `,` + call("c1", "read") + `,` + call("c2", " exec ") + `]}`,
+				result("c1", "read"),
+				`{"role":"tool","tool_call_id":"c2","name":"exec","content":"ok"}`,
+				`{"role":"toolResult","toolCallId":"c1","content":[]}`,
+			},
+		},
+		{
+			name:   "a thinking turn with a call answered under another tool name is replaced",
+			policy: anth,
+			in: []string{
+				user,
+				`{"role":"assistant","content":[` + thinking + `,` + call("c1", "read") + `]}`,
+				result("c1", "exec"),
+			},
+			want: []string{
+				user,
+				`{"role":"assistant","content":[{"type":"text","text":"[tool calls omitted]"}]}`,
+				result("c1", "exec"),
+			},
+			changes: []string{"turns/dangling-tool-calls@2"},
+		},
+		{
+			name:   "a thinking turn keeps nothing when a call is only answered inside user content",
+			policy: anth,
+			in: []string{
+				user,
+				`{"role":"assistant","content":[` + thinking + `,` + call("c1", "read") + `]}`,
+				`{"role":"user","content":[{"type":"toolResult","toolUseId":"c1"}]}`,
+			},
+			want: []string{
+				user,
+				`{"role":"assistant","content":[{"type":"text","text":"[tool calls omitted]"}]}`,
+				`{"role":"user","content":[{"type":"toolResult","toolUseId":"c1"}]}`,
+			},
+			changes: []string{"turns/dangling-tool-calls@2"},
+		},
+		{
+			name:   "a thinking turn with a blank-id call is replaced",
+			policy: anth,
+			in: []string{
+				user,
+				`{"role":"assistant","content":[` + thinking + `,` + call(" ", "read") + `]}`,
+				result(" ", "read"),
+			},
+			want: []string{
+				user,
+				`{"role":"assistant","content":[{"type":"text","text":"[tool calls omitted]"}]}`,
+				result(" ", "read"),
+			},
+			changes: []string{"turns/dangling-tool-calls@2"},
+		},
+		{
+			name:   "assistants merge before dangling calls are judged",
+			policy: anth,
+			in: []string{
+				user,
+				`{"role":"assistant","content":[` + call("c1", "read") + `]}`,
+				`{"role":"assistant","content":[{"type":"text","text":"more"}]}`,
+				result("c1", "read"),
+			},
+			want: []string{
+				user,
+				`{"role":"assistant","content":[` + call("c1", "read") + `,{"type":"text","text":"more"}]}`,
+				result("c1", "read"),
+			},
+			changes: []string{"turns/merge-assistant@3"},
+		},
+	}
+	runRuleCases(t, validateAnthropicTurns, cases)
+}
+
+func TestMergedMessagesKeepTheirLine(t *testing.T) {
+	r := thinkTestRun("anthropic", "bedrock-converse-stream", Policy{ValidateAnthropicTurns: true})
+	got := validateAnthropicTurns(r, thinkTestMessages(t,
+		`{"role":"user","content":"a"}`,
+		`{"role":"user","content":"b"}`,
+		`{"role":"assistant","content":[]}`,
+		`{"role":"assistant","content":[]}`,
+	))
+	// A merged user takes the later message's fields, so its line; a
+	// merged assistant keeps the earlier one's.
+	if lines := thinkTestLines(got); !slices.Equal(lines, []int{2, 3}) {
+		t.Errorf("lines = %v, want [2 3]", lines)
+	}
+}
