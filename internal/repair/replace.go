@@ -515,16 +515,21 @@ const maxNameBytes = 255
 // the base shortened when the name would exceed maxNameBytes.
 func tempName(base string, pid int) string {
 	suffix := ".repair." + strconv.Itoa(pid) + "." + newUUID() + ".tmp"
-	safe := []byte(strings.Map(func(r rune) rune {
+	safe := sanitizeName(base)
+	if over := len(safe) + len(suffix) - maxNameBytes; over > 0 {
+		safe = safe[:len(safe)-over]
+	}
+	return safe + suffix
+}
+
+// sanitizeName replaces every character outside [A-Za-z0-9._-] by "-".
+func sanitizeName(name string) string {
+	return strings.Map(func(r rune) rune {
 		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
 			return r
 		}
 		return '-'
-	}, base))
-	if over := len(safe) + len(suffix) - maxNameBytes; over > 0 {
-		safe = safe[:len(safe)-over]
-	}
-	return string(safe) + suffix
+	}, name)
 }
 
 // newUUID returns a random (version 4) UUID.
@@ -545,4 +550,92 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// Leftover is a file a replace leaves beside a session file when it is
+// interrupted (killed, power loss) or cannot delete its backup.
+type Leftover struct {
+	Path string
+	// Kind is "temp" (<base>.repair.<pid>.<uuid>.tmp) or "backup"
+	// (<file>.bak-<pid>-<ms>).
+	Kind string
+	// PID is the process that made it; PIDAlive means that process still
+	// runs (a repair may be in progress: leave its files alone).
+	PID      int
+	PIDAlive bool
+	// Redundant means deleting it loses nothing: a temp file of a process
+	// that is gone (the original was never replaced by it, or the rename
+	// already consumed the name), or a backup that is still another name
+	// for the current file (a repair killed before its rename).
+	Redundant bool
+}
+
+// FindLeftovers lists the temp files and backups beside the session file at
+// path (symlinks resolved) that a replace may have left behind.
+func FindLeftovers(path string) ([]Leftover, error) {
+	target, err := resolveTarget(path)
+	if err != nil {
+		return nil, err
+	}
+	dir, base := filepath.Split(target)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: list leftovers: %w", dir, err)
+	}
+	current, _ := os.Stat(target)
+	safeBase := sanitizeName(base)
+	var out []Leftover
+	for _, e := range entries {
+		if l, ok := parseLeftover(e.Name(), base, safeBase); ok {
+			l.Path = filepath.Join(dir, e.Name())
+			l.PIDAlive = pidAlive(l.PID)
+			l.Redundant = !l.PIDAlive && (l.Kind == "temp" || sameFileAs(l.Path, current))
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// parseLeftover recognises "<base>.bak-<pid>-<ms>" and
+// "<safe base, maybe shortened>.repair.<pid>.<uuid>.tmp".
+func parseLeftover(name, base, safeBase string) (Leftover, bool) {
+	if rest, ok := strings.CutPrefix(name, base+".bak-"); ok {
+		pid, ms, ok := strings.Cut(rest, "-")
+		if n, err := strconv.Atoi(pid); ok && err == nil && allDigits(ms) {
+			return Leftover{Kind: "backup", PID: n}, true
+		}
+		return Leftover{}, false
+	}
+	rest, ok := strings.CutSuffix(name, ".tmp")
+	if !ok || len(rest) < 36+1 || rest[len(rest)-37] != '.' {
+		return Leftover{}, false
+	}
+	head := rest[:len(rest)-37]
+	i := strings.LastIndex(head, ".repair.") // the base itself may contain ".repair."
+	if i <= 0 {
+		return Leftover{}, false
+	}
+	prefix, pid := head[:i], head[i+len(".repair."):]
+	n, err := strconv.Atoi(pid)
+	if err != nil || !strings.HasPrefix(safeBase, prefix) {
+		return Leftover{}, false
+	}
+	return Leftover{Kind: "temp", PID: n}, true
+}
+
+func allDigits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func sameFileAs(path string, fi fs.FileInfo) bool {
+	if fi == nil {
+		return false
+	}
+	other, err := os.Stat(path)
+	return err == nil && os.SameFile(other, fi)
 }
