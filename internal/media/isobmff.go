@@ -45,7 +45,9 @@ func readISOBMFF(v *view) (Header, bool) {
 	return Header{}, false
 }
 
-func hasImageBrand(v *view) bool { return hasBrand(v, func(b string) bool { return isoImageBrands[b] }) }
+func hasImageBrand(v *view) bool {
+	return hasBrand(v, func(b string) bool { return isoImageBrands[b] })
+}
 
 // hasBrand scans the ftyp box from offset 8 (major brand, minor version and
 // compatible brands alike, as rastermill does).

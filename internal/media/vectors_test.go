@@ -13,14 +13,14 @@ import (
 // spec by makeVectorImage; OPENCLAW_WRITE_FIT_BLOCKS=file writes them as
 // image blocks for OpenClaw (see testdata/gen-fit-vectors.mjs).
 type fitVector struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"` // gradient, alpha, noise, solid, gray, paletted, deep
-	Format  string `json:"format"`
-	Width   int    `json:"width"`
-	Height  int    `json:"height"`
-	Orient  int    `json:"orientation,omitempty"`
-	Cut     int    `json:"cut,omitempty"` // keep only this many bytes
-	MaxSide int    `json:"maxSide"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"` // gradient, alpha, noise, solid, gray, paletted, deep
+	Format   string `json:"format"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Orient   int    `json:"orientation,omitempty"`
+	Cut      int    `json:"cut,omitempty"` // keep only this many bytes
+	MaxSide  int    `json:"maxSide"`
 	Declared string `json:"declaredMime"`
 	// OpenClaw's output block: an image's MIME type and size, or a text.
 	OpenClaw *struct {
