@@ -1,6 +1,95 @@
 package hygiene
 
-// PLACEHOLDER owned by the replay-pipeline (R1) helper: this file is replaced wholesale by the real rule.
+import (
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+)
 
-// Replay runs every rule in OpenClaw order (not yet: returns msgs unchanged).
-func Replay(r *Run, msgs []Message) ([]Message, error) { return msgs, nil }
+// Replay runs OpenClaw 2026.9.6's replay hygiene over the context messages
+// of a session's active branch, in OpenClaw's order (sanitizeSessionHistory,
+// then validateReplayTurns, then the final tool-result pairing pass;
+// replay-rules.md §4), and returns the messages OpenClaw would stream to
+// r.Target. Every rule records its changes in r.Changes.
+//
+// msgs is not modified: the rules work on a deep copy. The model-snapshot
+// step (§4 step 2) reads the session's custom entries, which msgs does not
+// hold; call ApplyModelSnapshots on r first. The error is OpenClaw's
+// Responses replay invariant (replay-rules.md §3.9d); it is also recorded as
+// a rejecting Change.
+func Replay(r *Run, msgs []Message) ([]Message, error) {
+	msgs = cloneMessages(msgs)
+	responses := isResponsesAPI(r.Target.ModelAPI)
+	pairing := r.Policy.RepairToolUseResultPairing
+
+	msgs = annotateInterSession(r, msgs)      // 1
+	msgs = normalizeReplayContent(r, msgs)    // 3 (2: ApplyModelSnapshots)
+	msgs = imagePass(r, msgs)                 // 4
+	msgs = cleanupThinkingSignatures(r, msgs) // 5
+	msgs = dropReasoningFromHistory(r, msgs)  // 6
+	msgs = dropThinkingBlocks(r, msgs)        // 7
+	msgs = sanitizeToolCallInputs(r, msgs)    // 8
+	if responses {                            // 9
+		msgs = responsesReplay(r, msgs)
+	} else if pairing {
+		msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: syntheticResultText})
+	}
+	msgs = rewriteToolCallIDs(r, msgs)      // 10
+	msgs = stripToolResultDetails(r, msgs)  // 11
+	msgs = normalizeUsageSnapshots(r, msgs) // 12
+	msgs = providerReplayHook(r, msgs)      // 13
+	if responses {                          // 14
+		if pairing {
+			msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: abortedResultText})
+		}
+		if err := checkResponsesInvariant(r, msgs); err != nil {
+			return nil, err
+		}
+	}
+	if r.Policy.ApplyGoogleTurnOrdering { // 16 (15 writes a snapshot: never)
+		msgs = googleTurnOrdering(r, msgs)
+		if responses {
+			if err := checkResponsesInvariant(r, msgs); err != nil {
+				return nil, err
+			}
+		}
+	}
+	msgs = validateGeminiTurns(r, msgs)    // 17
+	msgs = validateAnthropicTurns(r, msgs) //
+	if pairing {                           // 18
+		text := syntheticResultText
+		if responses {
+			text = abortedResultText
+		}
+		msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: text})
+	}
+	return msgs, nil
+}
+
+// The texts of synthetic tool results (replay-rules.md §3.3).
+const (
+	syntheticResultText = "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair."
+	abortedResultText   = "aborted"
+)
+
+// ruleResponsesInvariant names the error OpenClaw raises for a Responses
+// history it cannot replay.
+const ruleResponsesInvariant = "responses/invariant"
+
+// checkResponsesInvariant runs the Responses invariant and records a
+// violation as a rejecting change.
+func checkResponsesInvariant(r *Run, msgs []Message) error {
+	err := responsesInvariant(msgs)
+	if err == nil {
+		return nil
+	}
+	r.Changes = append(r.Changes, Change{Rule: ruleResponsesInvariant, Detail: err.Error(), Rejects: true})
+	return err
+}
+
+// cloneMessages deep-copies msgs so the rules may edit values in place.
+func cloneMessages(msgs []Message) []Message {
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = Message{V: jsonl.Value.Clone(m.V), Line: m.Line, EntryID: m.EntryID}
+	}
+	return out
+}

@@ -1,0 +1,166 @@
+package hygiene
+
+import (
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+)
+
+// This file is step 4 of the replay (replay-rules.md §3.11, §3.12, §3.8):
+// OpenClaw's sanitizeSessionMessagesImages (label "session:history", tool-call
+// ids untouched). Per message, in OpenClaw's order:
+//   - toolResult: images sanitised, blank text removed, an empty result
+//     gets "[empty content omitted]" (non-array content counts as empty);
+//   - user with array content: the same;
+//   - assistant with array content: thought signatures stripped (skipped for
+//     error turns and when signatures are preserved), blank text removed; a
+//     turn left empty is removed unless it carries provider replay state.
+
+const (
+	ruleBlankText  = "content/blank-text"
+	ruleEmptyTurn  = "content/empty-turn"
+	emptyContentPH = "[empty content omitted]"
+)
+
+// imagePass runs the image and blank-text pass over msgs.
+func imagePass(r *Run, msgs []Message) []Message {
+	checkpoints := checkpointContents(msgs)
+	msgs = stripThoughtSignatures(r, msgs)
+	if len(checkpoints) > 0 && !sameRoles(msgs, checkpoints) {
+		checkpoints = nil
+	}
+	out := msgs[:0:0]
+	for i := range msgs {
+		m := msgs[i]
+		switch session.Role(&m.V) {
+		case session.RoleToolResult:
+			sanitizeResultContent(r, &m)
+		case session.RoleUser:
+			if m.V.Get("content").IsArray() {
+				sanitizeResultContent(r, &m)
+			}
+		case session.RoleAssistant:
+			if m.V.Get("content").IsArray() && !dropAssistantBlankText(r, &m, checkpoints[i]) {
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// sanitizeResultContent sanitises the images of a toolResult or user
+// content, drops blank text and fills an emptied content with the
+// placeholder. A toolResult whose content is not an array is treated as
+// empty.
+func sanitizeResultContent(r *Run, m *Message) {
+	content := m.V.Get("content")
+	if !content.IsArray() {
+		r.Record(ruleBlankText, m, "non-array tool result content replaced")
+		m.V.Set("content", jsonl.ArrayValue())
+		content = m.V.Get("content")
+	}
+	blocks := make([]*jsonl.Value, content.Len())
+	for i := range blocks {
+		blocks[i] = content.Index(i)
+	}
+	sanitizeImageBlocks(r, blocks)
+	kept := make([]jsonl.Member, 0, content.Len())
+	for _, it := range content.Items() {
+		if !isBlankTextBlock(&it.Value) {
+			kept = append(kept, it)
+		}
+	}
+	if removed := content.Len() - len(kept); removed > 0 {
+		r.Record(ruleBlankText, m, "%d blank text block(s) removed", removed)
+	}
+	if len(kept) == 0 {
+		kept = append(kept, jsonl.Member{Value: textBlock(emptyContentPH)})
+		r.Record(ruleEmptyTurn, m, "empty %s content replaced by %q", session.Role(&m.V), emptyContentPH)
+	}
+	content.SetItems(kept)
+}
+
+// dropAssistantBlankText removes blank text blocks from an assistant and
+// reports whether it survives. before is the assistant's content before
+// thought-signature stripping when it carries a compaction checkpoint (so
+// the checkpoint can be re-indexed), else nil.
+func dropAssistantBlankText(r *Run, m *Message, before *jsonl.Value) bool {
+	content := m.V.Get("content")
+	items := content.Items()
+	kept := make([]jsonl.Value, 0, len(items))
+	src := make([]int, 0, len(items))
+	for i := range items {
+		b := &items[i].Value
+		if isBlankTextBlock(b) {
+			continue
+		}
+		kept = append(kept, *b)
+		src = append(src, sourceIndex(before, i, b))
+	}
+	if len(kept) == 0 && !m.V.Get("providerReplay").Truthy() {
+		r.Record(ruleEmptyTurn, m, "assistant turn without content removed")
+		return false
+	}
+	if removed := len(items) - len(kept); removed > 0 {
+		r.Record(ruleBlankText, m, "%d blank text block(s) removed", removed)
+	}
+	if before != nil {
+		// Restore the pre-stripping content so setAssistantContent sees what
+		// OpenClaw's checkpoint re-indexing compares against.
+		m.V.Set("content", *before)
+		setAssistantContent(&m.V, kept, src, before.Len())
+		return true
+	}
+	if len(kept) < len(items) {
+		content.SetItems(toMembers(kept))
+	}
+	return true
+}
+
+// sourceIndex is i when the block is unchanged from before[i] (or when
+// there is no checkpoint to keep consistent), -1 when signature stripping
+// changed it.
+func sourceIndex(before *jsonl.Value, i int, b *jsonl.Value) int {
+	if before == nil || i >= before.Len() || jsonl.Equal(before.Index(i), b) {
+		return i
+	}
+	return -1
+}
+
+// checkpointContents clones the content of assistants carrying a compaction
+// checkpoint, indexed like msgs.
+func checkpointContents(msgs []Message) map[int]*jsonl.Value {
+	var out map[int]*jsonl.Value
+	for i := range msgs {
+		v := &msgs[i].V
+		content := v.Get("content")
+		if session.Role(v) != session.RoleAssistant || !content.IsArray() || !isCompactionCheckpoint(v.Path("providerReplay", "type").StrOr("")) {
+			continue
+		}
+		if out == nil {
+			out = map[int]*jsonl.Value{}
+		}
+		c := content.Clone()
+		out[i] = &c
+	}
+	return out
+}
+
+// sameRoles guards the checkpoint bookkeeping against a signature pass that
+// changed the message list itself.
+func sameRoles(msgs []Message, checkpoints map[int]*jsonl.Value) bool {
+	for i := range checkpoints {
+		if i >= len(msgs) || session.Role(&msgs[i].V) != session.RoleAssistant {
+			return false
+		}
+	}
+	return true
+}
+
+func toMembers(vals []jsonl.Value) []jsonl.Member {
+	out := make([]jsonl.Member, len(vals))
+	for i := range vals {
+		out[i].Value = vals[i]
+	}
+	return out
+}

@@ -1,0 +1,396 @@
+package hygiene
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+)
+
+// This file is step 12 of the replay (replay-rules.md §4): OpenClaw's
+// stripStaleAssistantUsageBeforeLatestCompaction (src/agents/compaction-usage.ts)
+// and ensureAssistantUsageSnapshots (replay-history.ts), with the usage
+// normalisation of src/agents/usage.ts they share.
+
+const ruleUsage = "usage/snapshot"
+
+// normalizeUsageSnapshots zeroes the usage of assistants from before the
+// latest compaction summary, then gives every assistant a normalised usage
+// snapshot (missing counters filled, the total computed, unreadable usage
+// replaced by zeros).
+func normalizeUsageSnapshots(r *Run, msgs []Message) []Message {
+	zeroStaleUsage(r, msgs)
+	for i := range msgs {
+		m := &msgs[i]
+		if session.Role(&m.V) != session.RoleAssistant {
+			continue
+		}
+		usage := m.V.Get("usage")
+		snapshot := assistantUsageSnapshot(usage)
+		if usageMatches(usage, &snapshot) {
+			continue
+		}
+		m.V.Set("usage", snapshot)
+		r.Record(ruleUsage, m, "usage normalised to %s", jsonl.MarshalString(snapshot))
+	}
+	return msgs
+}
+
+// zeroStaleUsage gives assistants at or before the latest compaction summary
+// (by timestamp when both parse, else by position) the zero snapshot.
+func zeroStaleUsage(r *Run, msgs []Message) {
+	latest := -1
+	for i := range msgs {
+		if session.Role(&msgs[i].V) == session.RoleCompactionSummary {
+			latest = i
+		}
+	}
+	if latest < 0 {
+		return
+	}
+	compactedAt, compactedOK := timestampMillis(msgs[latest].V.Get("timestamp"))
+	for i := range msgs {
+		m := &msgs[i]
+		usage := m.V.Get("usage")
+		if session.Role(&m.V) != session.RoleAssistant || !(usage.IsObject() || usage.IsArray()) {
+			continue
+		}
+		at, ok := timestampMillis(m.V.Get("timestamp"))
+		stale := i < latest
+		if compactedOK && ok {
+			stale = at <= compactedAt
+		}
+		if stale {
+			m.V.Set("usage", zeroUsageSnapshot())
+			r.Record(ruleUsage, m, "usage from before the latest compaction zeroed")
+		}
+	}
+}
+
+// zeroUsageSnapshot is makeZeroUsageSnapshot.
+func zeroUsageSnapshot() jsonl.Value {
+	zero := func(keys ...string) jsonl.Value {
+		o := jsonl.ObjectValue()
+		for _, k := range keys {
+			o.Set(k, jsonl.IntValue(0))
+		}
+		return o
+	}
+	u := zero("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+	u.Set("cost", zero("input", "output", "cacheRead", "cacheWrite", "total"))
+	return u
+}
+
+// usageNumbers is OpenClaw's normalised usage (normalizeUsage); a nil
+// pointer field is undefined.
+type usageNumbers struct {
+	input, output, cacheRead, cacheWrite, reasoning, total *float64
+	// contextState is "", "available" or "unavailable".
+	contextState                string
+	contextPrompt, contextTotal float64
+	costTotal                   *float64
+	present                     bool // normalizeUsage returned an object
+}
+
+func (u usageNumbers) nonzero() bool {
+	positive := func(f *float64) bool { return f != nil && *f > 0 }
+	if u.contextState == "unavailable" {
+		return true
+	}
+	if u.contextState == "available" && (u.contextPrompt > 0 || u.contextTotal > 0) {
+		return true
+	}
+	return positive(u.input) || positive(u.output) || positive(u.cacheRead) || positive(u.cacheWrite) || positive(u.reasoning) || positive(u.total)
+}
+
+// normalizeUsage reads provider usage in any of the shapes OpenClaw knows
+// (camelCase, snake_case, OpenAI and Anthropic field names).
+func normalizeUsage(raw *jsonl.Value) usageNumbers {
+	var u usageNumbers
+	if !raw.IsObject() {
+		return u
+	}
+	get := raw.Get
+	sub := func(parent, key string) *jsonl.Value { return raw.Get(parent).Get(key) }
+	u.cacheRead = tokenCount(coalesce(get("cacheRead"), get("cache_read"), get("cache_read_input_tokens"), get("cached_input_tokens"), get("cached"), get("cached_tokens"), sub("input_tokens_details", "cached_tokens"), sub("prompt_tokens_details", "cached_tokens")))
+	u.cacheWrite = tokenCount(coalesce(get("cacheWrite"), get("cache_write"), get("cache_creation_input_tokens"), get("cache_write_input_tokens"), sub("input_tokens_details", "cache_write_tokens"), sub("prompt_tokens_details", "cache_write_tokens"), sub("prompt_tokens_details", "cache_creation_input_tokens")))
+	_, directInput := finiteNumber(get("input"))
+	cliCacheInInput := get("cached_input_tokens") != nil || get("cached") != nil
+	openAICacheInInput := get("cached_tokens") != nil || sub("input_tokens_details", "cached_tokens") != nil || sub("prompt_tokens_details", "cached_tokens") != nil
+	cacheWriteInInput := get("cache_write_input_tokens") != nil || sub("input_tokens_details", "cache_write_tokens") != nil || sub("prompt_tokens_details", "cache_write_tokens") != nil || sub("prompt_tokens_details", "cache_creation_input_tokens") != nil
+	if rawInput, ok := finiteNumber(coalesce(get("input"), get("inputTokens"), get("input_tokens"), get("promptTokens"), get("prompt_tokens"), get("prompt_n"), sub("timings", "prompt_n"))); ok {
+		if openAICacheInInput || (!directInput && cliCacheInInput) {
+			rawInput -= deref(u.cacheRead)
+		}
+		if !directInput && cacheWriteInInput {
+			rawInput -= deref(u.cacheWrite)
+		}
+		u.input = tokenCountOf(rawInput)
+	}
+	u.output = tokenCount(coalesce(get("output"), get("outputTokens"), get("output_tokens"), get("completionTokens"), get("completion_tokens"), get("predicted_n"), sub("timings", "predicted_n")))
+	readContextUsage(&u, get("contextUsage"))
+	u.reasoning = tokenCount(coalesce(get("reasoningTokens"), get("reasoning_tokens"), sub("completion_tokens_details", "reasoning_tokens"), sub("output_tokens_details", "reasoning_tokens"), sub("output_tokens_details", "thinking_tokens")))
+	u.total = tokenCount(coalesce(get("total"), get("totalTokens"), get("total_tokens")))
+	if t, ok := finiteNumber(sub("cost", "total")); ok && t >= 0 {
+		u.costTotal = &t
+	}
+	u.present = u.input != nil || u.output != nil || u.cacheRead != nil || u.cacheWrite != nil || u.contextState != "" || u.reasoning != nil || u.total != nil || u.costTotal != nil
+	return u
+}
+
+func readContextUsage(u *usageNumbers, ctx *jsonl.Value) {
+	switch ctx.Get("state").StrOr("") {
+	case "unavailable":
+		u.contextState = "unavailable"
+	case "available":
+		p, t := tokenCount(ctx.Get("promptTokens")), tokenCount(ctx.Get("totalTokens"))
+		if p != nil && t != nil && *t >= *p {
+			u.contextState, u.contextPrompt, u.contextTotal = "available", *p, *t
+		}
+	}
+}
+
+// assistantUsageSnapshot is normalizeAssistantUsageSnapshot: the normalised
+// usage in OpenClaw's key order, or the zero snapshot when nothing is
+// readable.
+func assistantUsageSnapshot(raw *jsonl.Value) jsonl.Value {
+	n := normalizeUsage(raw)
+	if !n.present {
+		return zeroUsageSnapshot()
+	}
+	input, output, cacheRead, cacheWrite := deref(n.input), deref(n.output), deref(n.cacheRead), deref(n.cacheWrite)
+	total := input + output + cacheRead + cacheWrite
+	if n.total != nil {
+		total = *n.total
+	}
+	s := jsonl.ObjectValue()
+	s.Set("input", numberValue(input))
+	s.Set("output", numberValue(output))
+	s.Set("cacheRead", numberValue(cacheRead))
+	s.Set("cacheWrite", numberValue(cacheWrite))
+	switch n.contextState {
+	case "unavailable":
+		s.Set("contextUsage", jsonl.ObjectOf(jsonl.Member{Key: "state", Value: jsonl.StringValue("unavailable")}))
+	case "available":
+		s.Set("contextUsage", jsonl.ObjectOf(
+			jsonl.Member{Key: "state", Value: jsonl.StringValue("available")},
+			jsonl.Member{Key: "promptTokens", Value: numberValue(n.contextPrompt)},
+			jsonl.Member{Key: "totalTokens", Value: numberValue(n.contextTotal)}))
+	}
+	s.Set("totalTokens", numberValue(total))
+	if cost, ok := usageCost(raw); ok {
+		s.Set("cost", cost)
+	}
+	return s
+}
+
+// usageCost is normalizeAssistantUsageCost: the cost object completed with
+// zeros and a computed total, when the usage has a cost with at least one
+// finite component.
+func usageCost(raw *jsonl.Value) (jsonl.Value, bool) {
+	cost := raw.Get("cost")
+	if !cost.IsObject() && !cost.IsArray() {
+		return jsonl.Value{}, false
+	}
+	keys := []string{"input", "output", "cacheRead", "cacheWrite"}
+	out := jsonl.ObjectValue()
+	sum, found := 0.0, false
+	for _, k := range keys {
+		f, ok := finiteNumber(cost.Get(k))
+		found = found || ok
+		sum += f
+		out.Set(k, numberValue(f))
+	}
+	total, ok := finiteNumber(cost.Get("total"))
+	if !found && !ok {
+		return jsonl.Value{}, false
+	}
+	if !ok {
+		total = sum
+	}
+	out.Set("total", numberValue(total))
+	if cost.Get("totalOrigin").StrOr("") == "provider-billed" {
+		out.Set("totalOrigin", jsonl.StringValue("provider-billed"))
+	}
+	return out, true
+}
+
+// usageMatches reports raw usage already equal (JavaScript ===, field by
+// field) to its normalised snapshot, so OpenClaw leaves it alone.
+func usageMatches(raw, snapshot *jsonl.Value) bool {
+	if !raw.IsObject() {
+		return false
+	}
+	for _, k := range []string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"} {
+		if !sameNumber(raw.Get(k), snapshot.Get(k)) {
+			return false
+		}
+	}
+	if !contextUsageMatches(raw.Get("contextUsage"), snapshot.Get("contextUsage")) {
+		return false
+	}
+	rawCost, cost := raw.Get("cost"), snapshot.Get("cost")
+	if cost == nil {
+		return rawCost == nil
+	}
+	if !rawCost.IsObject() && !rawCost.IsArray() {
+		return false
+	}
+	for _, k := range []string{"input", "output", "cacheRead", "cacheWrite", "total"} {
+		if !sameNumber(rawCost.Get(k), cost.Get(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+func contextUsageMatches(raw, normalized *jsonl.Value) bool {
+	if normalized == nil {
+		return raw == nil
+	}
+	if !raw.IsObject() && !raw.IsArray() {
+		return false
+	}
+	if normalized.Get("state").StrOr("") == "unavailable" {
+		return raw.Get("state").StrOr("") == "unavailable"
+	}
+	return raw.Get("state").StrOr("") == "available" &&
+		sameNumber(raw.Get("promptTokens"), normalized.Get("promptTokens")) &&
+		sameNumber(raw.Get("totalTokens"), normalized.Get("totalTokens"))
+}
+
+// sameNumber is a === b for two numbers (a missing or non-number a never
+// matches).
+func sameNumber(a, b *jsonl.Value) bool {
+	x, ok1 := a.Float()
+	y, ok2 := b.Float()
+	return ok1 && ok2 && x == y
+}
+
+// ---------------------------------------------------------------------------
+// Small JavaScript value helpers shared by the rules.
+
+// coalesce is JavaScript's a ?? b ?? …: the first value present and not null.
+func coalesce(vals ...*jsonl.Value) *jsonl.Value {
+	for _, v := range vals {
+		if v != nil && !v.IsNull() {
+			return v
+		}
+	}
+	return nil
+}
+
+// finiteNumber is asFiniteNumber: the value when it is a finite number.
+func finiteNumber(v *jsonl.Value) (float64, bool) {
+	f, ok := v.Float()
+	if !ok || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+const maxSafeInteger = 1<<53 - 1
+
+// tokenCount is normalizeTokenCount: a finite number clamped to a
+// non-negative integer no larger than Number.MAX_SAFE_INTEGER.
+func tokenCount(v *jsonl.Value) *float64 {
+	f, ok := finiteNumber(v)
+	if !ok {
+		return nil
+	}
+	return tokenCountOf(f)
+}
+
+func tokenCountOf(f float64) *float64 {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil
+	}
+	if f <= 0 {
+		return ptr(0.0)
+	}
+	return ptr(math.Min(math.Trunc(f), maxSafeInteger))
+}
+
+func deref(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
+}
+
+// numberValue is a JSON number holding f, written as JavaScript would.
+func numberValue(f float64) jsonl.Value {
+	return jsonl.NumberValue(string(jsonl.AppendFloat(nil, f)))
+}
+
+func nanValue() float64 { return math.NaN() }
+
+// timestampMillis is parseDateFirstTimestampMs: a finite number as is, a
+// string through Date.parse (within Date's range).
+func timestampMillis(v *jsonl.Value) (float64, bool) {
+	if v.IsNumber() {
+		return finiteNumber(v)
+	}
+	s, ok := v.Str()
+	if !ok {
+		return 0, false
+	}
+	return parseJSDate(s)
+}
+
+// isoDate is the ECMAScript date-time string format (with the expanded
+// year form); V8 also takes a space for the "T".
+var isoDate = regexp.MustCompile(`^([+-][0-9]{6}|[0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]+))?)?)?(Z|[+-][0-9]{2}:[0-9]{2})?$`)
+
+// parseJSDate is Date.parse for the ISO forms transcripts use: date-only
+// forms are UTC, date-times without an offset local time (as in V8). Other
+// forms V8's legacy parser accepts are not recognised.
+func parseJSDate(s string) (float64, bool) {
+	m := isoDate.FindStringSubmatch(s)
+	if m == nil || (m[4] == "" && m[8] != "") {
+		return 0, false
+	}
+	num := func(t string, def int) int {
+		if t == "" {
+			return def
+		}
+		n, _ := strconv.Atoi(t)
+		return n
+	}
+	year, month, day := num(m[1], 0), num(m[2], 1), num(m[3], 1)
+	hour, minute, sec := num(m[4], 0), num(m[5], 0), num(m[6], 0)
+	ms := 0
+	if frac := m[7]; frac != "" {
+		frac = (frac + "00")[:3]
+		ms = num(frac, 0)
+	}
+	if m[1] == "-000000" || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 24 || minute > 59 || sec > 59 || (hour == 24 && (minute|sec|ms) != 0) {
+		return 0, false
+	}
+	loc := time.UTC
+	if m[4] != "" && m[8] == "" {
+		loc = time.Local
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, ms*int(time.Millisecond), loc)
+	if off := m[8]; len(off) == 6 {
+		h, mm := num(off[1:3], 0), num(off[4:6], 0)
+		d := time.Duration(h)*time.Hour + time.Duration(mm)*time.Minute
+		if off[0] == '+' {
+			t = t.Add(-d)
+		} else {
+			t = t.Add(d)
+		}
+	}
+	v := float64(t.UnixMilli())
+	if math.Abs(v) > 8.64e15 {
+		return 0, false
+	}
+	return v, true
+}
+
+func daysIn(year, month int) int {
+	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
