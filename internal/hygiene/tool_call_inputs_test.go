@@ -1,0 +1,199 @@
+package hygiene
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSanitizeToolCallInputs(t *testing.T) {
+	const (
+		text     = `{"type":"text","text":"On it."}`
+		read     = `{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"}}`
+		thinking = `{"type":"thinking","thinking":"t","signature":"sig"}`
+	)
+	asst := func(stop string, blocks ...string) string {
+		return `{"role":"assistant","content":[` + strings.Join(blocks, ",") + `],"stopReason":"` + stop + `"}`
+	}
+	tests := []struct {
+		name          string
+		allowThinking bool
+		lines         []string
+		want          []string
+		rules         []string
+	}{
+		{
+			name:  "valid calls unchanged",
+			lines: []string{asst("toolUse", text, read)},
+			want:  []string{asst("toolUse", text, read)},
+		},
+		{
+			name: "calls without input are dropped; {} counts as input",
+			lines: []string{asst("toolUse", text,
+				`{"type":"toolCall","id":"c1","name":"list_tmp"}`,
+				`{"type":"functionCall","id":"c2","name":"read","arguments":null}`,
+				`{"type":"toolUse","id":"c3","name":"read","input":{}}`)},
+			want:  []string{asst("toolUse", text, `{"type":"toolUse","id":"c3","name":"read","input":{}}`)},
+			rules: []string{"tool-call-inputs/missing-input", "tool-call-inputs/missing-input"},
+		},
+		{
+			name: "calls without any id are dropped; call_id counts",
+			lines: []string{asst("toolUse",
+				`{"type":"toolCall","id":"  ","name":"read","arguments":{}}`,
+				`{"type":"tool_use","call_id":"k1","name":"read","input":{}}`)},
+			want:  []string{asst("toolUse", `{"type":"tool_use","call_id":"k1","name":"read","input":{}}`)},
+			rules: []string{"tool-call-inputs/missing-id"},
+		},
+		{
+			name: "invalid names are dropped, padded names trimmed (case 42)",
+			lines: []string{asst("toolUse",
+				`{"type":"toolCall","id":"c1","name":"  exec  ","arguments":{}}`,
+				`{"type":"toolCall","id":"c2","name":"disk usage","arguments":{}}`,
+				`{"type":"toolCall","id":"c3","name":"`+strings.Repeat("x", 65)+`","arguments":{}}`,
+				`{"type":"toolCall","id":"c4","arguments":{}}`,
+				`{"type":"toolCall","id":"c5","name":"`+strings.Repeat("y", 64)+`","arguments":{}}`)},
+			want: []string{asst("toolUse",
+				`{"type":"toolCall","id":"c1","name":"exec","arguments":{}}`,
+				`{"type":"toolCall","id":"c5","name":"`+strings.Repeat("y", 64)+`","arguments":{}}`)},
+			rules: []string{"tool-call-inputs/name-trimmed", "tool-call-inputs/invalid-name", "tool-call-inputs/invalid-name", "tool-call-inputs/invalid-name"},
+		},
+		{
+			name:  "an unfinished streamed call is dropped (case 43)",
+			lines: []string{asst("aborted", text, `{"type":"toolCall","id":"call_a|fc_b","name":"exec","arguments":{},"partialJson":"{\"command\":\"git"}`)},
+			want:  []string{asst("aborted", text)},
+			rules: []string{"tool-call-inputs/partial-json"},
+		},
+		{
+			name: "a finalised Responses call only loses partialJson",
+			lines: []string{asst("toolUse",
+				`{"type":"toolCall","id":"call_a|fc_b","name":"read","arguments":{"path":"a"},"partialJson":"{\"path\":\"a\"}"}`,
+				`{"type":"toolCall","id":"call_c|fc_d","name":"read","arguments":{},"partialJson":" "}`)},
+			want: []string{asst("toolUse",
+				`{"type":"toolCall","id":"call_a|fc_b","name":"read","arguments":{"path":"a"}}`,
+				`{"type":"toolCall","id":"call_c|fc_d","name":"read","arguments":{}}`)},
+			rules: []string{"tool-call-inputs/partial-json-stripped", "tool-call-inputs/partial-json-stripped"},
+		},
+		{
+			name: "partialJson on a call that is not a finalised Responses call",
+			lines: []string{asst("toolUse",
+				`{"type":"toolCall","id":"call_a","name":"read","arguments":{},"partialJson":"{}"}`,
+				`{"type":"toolCall","id":"call_a|fc_b","name":"read","input":{},"arguments":{},"partialJson":"{}"}`,
+				`{"type":"toolCall","id":"call_a|fc_c","name":"read","arguments":{"a":1},"partialJson":"{\"a\":"}`,
+				text)},
+			want:  []string{asst("toolUse", text)},
+			rules: []string{"tool-call-inputs/partial-json", "tool-call-inputs/partial-json", "tool-call-inputs/partial-json"},
+		},
+		{
+			name:  "a turn left empty is removed, other messages and non-object messages",
+			lines: []string{`{"role":"user","content":"hi"}`, asst("toolUse", `{"type":"toolCall","id":"c1","name":"read"}`), `null`, `{"role":"assistant","content":"text"}`},
+			want:  []string{`{"role":"user","content":"hi"}`, `{"role":"assistant","content":"text"}`},
+			rules: []string{"tool-call-inputs/missing-input", "tool-call-inputs/empty-turn", "tool-call-inputs/non-object"},
+		},
+		{
+			name:          "signed thinking turn kept verbatim",
+			allowThinking: true,
+			lines:         []string{asst("toolUse", thinking, read)},
+			want:          []string{asst("toolUse", thinking, read)},
+		},
+		{
+			name:          "signed thinking turn needing a name trim is removed whole (case 69)",
+			allowThinking: true,
+			lines:         []string{asst("toolUse", thinking, `{"type":"toolCall","id":"c1","name":"exec ","arguments":{}}`)},
+			rules:         []string{"tool-call-inputs/signed-thinking-turn"},
+		},
+		{
+			name:          "signed thinking turn reusing a kept turn's id is removed",
+			allowThinking: true,
+			lines:         []string{asst("toolUse", thinking, read), asst("toolUse", thinking, read)},
+			want:          []string{asst("toolUse", thinking, read)},
+			rules:         []string{"tool-call-inputs/signed-thinking-turn"},
+		},
+		{
+			name:          "sessions_spawn with attachments needs its results before the next call",
+			allowThinking: true,
+			lines: []string{
+				asst("toolUse", thinking, `{"type":"toolCall","id":"s1","name":"sessions_spawn","input":{"attachments":[1]}}`),
+				`{"role":"toolResult","toolCallId":"s1","content":[]}`,
+				asst("toolUse", thinking, `{"type":"toolCall","id":"s2","name":"sessions_spawn","input":{"attachments":[1]}}`),
+			},
+			want: []string{
+				asst("toolUse", thinking, `{"type":"toolCall","id":"s1","name":"sessions_spawn","input":{"attachments":[1]}}`),
+				`{"role":"toolResult","toolCallId":"s1","content":[]}`,
+			},
+			rules: []string{"tool-call-inputs/signed-thinking-turn"},
+		},
+		{
+			name:  "thinking turns are checked block by block without signed replay",
+			lines: []string{asst("toolUse", thinking, `{"type":"toolCall","id":"c1","name":"exec ","arguments":{}}`)},
+			want:  []string{asst("toolUse", thinking, `{"type":"toolCall","id":"c1","name":"exec","arguments":{}}`)},
+			rules: []string{"tool-call-inputs/name-trimmed"},
+		},
+		{
+			name: "a compaction checkpoint is re-indexed when earlier blocks are dropped",
+			lines: []string{`{"role":"assistant","content":[{"type":"toolCall","id":"c0","name":"bad name","arguments":{}},` + text + `,` + read +
+				`],"providerReplay":{"type":"anthropic-compaction","replayIndex":2}}`},
+			want:  []string{`{"role":"assistant","content":[` + text + `,` + read + `],"providerReplay":{"type":"anthropic-compaction","replayIndex":1}}`},
+			rules: []string{"tool-call-inputs/invalid-name"},
+		},
+		{
+			name: "a compaction checkpoint is removed when a block is rewritten",
+			lines: []string{`{"role":"assistant","content":[{"type":"toolCall","id":"c0","name":" read","arguments":{}}` +
+				`],"providerReplay":{"type":"openai-responses-compaction","replayIndex":0},"x":1}`},
+			want:  []string{`{"role":"assistant","content":[{"type":"toolCall","id":"c0","name":"read","arguments":{}}],"x":1}`},
+			rules: []string{"tool-call-inputs/name-trimmed"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			target := Target{Provider: "openai", ModelAPI: "openai-completions"}
+			policy := Policy{RepairToolUseResultPairing: true}
+			if tc.allowThinking {
+				target = Target{Provider: "anthropic", ModelAPI: "anthropic-messages"}
+				policy.ValidateAnthropicTurns, policy.PreserveSignatures = true, true
+			}
+			r := toolTestRun(target, policy)
+			in := toolTestMessages(t, tc.lines...)
+			before := toolTestJSON(in)
+			got := toolTestJSON(sanitizeToolCallInputs(r, in))
+			want := ""
+			if len(tc.want) > 0 {
+				want = strings.Join(tc.want, "\n") + "\n"
+			}
+			if got != want {
+				t.Errorf("messages:\n got:\n%s\nwant:\n%s", got, want)
+			}
+			if toolTestJSON(in) != before {
+				t.Errorf("input modified")
+			}
+			var rules []string
+			for _, c := range r.Changes {
+				rules = append(rules, c.Rule)
+			}
+			if strings.Join(rules, " ") != strings.Join(tc.rules, " ") {
+				t.Errorf("rules recorded %q, want %q", rules, tc.rules)
+			}
+		})
+	}
+}
+
+func TestAllowsProviderOwnedThinkingReplay(t *testing.T) {
+	anth := Policy{ValidateAnthropicTurns: true}
+	tests := []struct {
+		provider, api string
+		policy        Policy
+		want          bool
+	}{
+		{"anthropic", "anthropic-messages", anth, true},
+		{" Amazon-Bedrock ", "bedrock-converse-stream", anth, true},
+		{"minimax", "anthropic-messages", Policy{ValidateAnthropicTurns: true, PreserveSignatures: true}, true},
+		{"minimax", "anthropic-messages", anth, false},
+		{"anthropic", "anthropic-messages", Policy{ValidateAnthropicTurns: true, DropThinkingBlocks: true}, false},
+		{"anthropic", "anthropic-messages", Policy{}, false},
+		{"anthropic", "openai-completions", anth, false},
+	}
+	for _, tc := range tests {
+		r := toolTestRun(Target{Provider: tc.provider, ModelAPI: tc.api}, tc.policy)
+		if got := allowsProviderOwnedThinkingReplay(r); got != tc.want {
+			t.Errorf("%s/%s %+v: got %v, want %v", tc.provider, tc.api, tc.policy, got, tc.want)
+		}
+	}
+}
