@@ -43,6 +43,9 @@ type Fitted struct {
 	Resized       bool
 	Width, Height int // displayed size of Data
 	Quality       int // JPEG quality used (0 when not resized)
+	// The input's displayed size (0×0 when its header is unknown) and
+	// decoded length.
+	SourceWidth, SourceHeight, SourceBytes int
 }
 
 // Error is an error as OpenClaw prints it, String(err): "Name: message".
@@ -87,7 +90,7 @@ func Fit(canonical string, lim Limits) (Fitted, error) {
 	h, known, n := ProbeBase64(canonical)
 	w, ht := h.DisplaySize()
 	if known && WithinLimits(n, w, ht, lim) {
-		return Fitted{Data: canonical, Width: w, Height: ht}, nil
+		return Fitted{Data: canonical, Width: w, Height: ht, SourceWidth: w, SourceHeight: ht, SourceBytes: n}, nil
 	}
 	buf, err := base64.StdEncoding.DecodeString(canonical)
 	if err != nil {
@@ -101,7 +104,9 @@ func Fit(canonical string, lim Limits) (Fitted, error) {
 	if maxDim > 0 {
 		start = min(lim.MaxSide, maxDim)
 	}
-	return shrink(buf, SideGrid(lim.MaxSide, start), lim.MaxBytes)
+	f, err := shrink(buf, SideGrid(lim.MaxSide, start), lim.MaxBytes)
+	f.SourceWidth, f.SourceHeight, f.SourceBytes = w, ht, n
+	return f, err
 }
 
 // SideGrid is OpenClaw's buildImageResizeSideGrid: start, 1800, 1600, 1400,
