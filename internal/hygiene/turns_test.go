@@ -1,8 +1,13 @@
 package hygiene
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
 func TestValidateGeminiTurns(t *testing.T) {
@@ -273,4 +278,87 @@ func TestMergedMessagesKeepTheirLine(t *testing.T) {
 	if lines := thinkTestLines(got); !slices.Equal(lines, []int{2, 3}) {
 		t.Errorf("lines = %v, want [2 3]", lines)
 	}
+}
+
+// FuzzThinkingRules checks properties of the thinking, signature, reasoning
+// and turn rules on arbitrary message lists: no panic, the input is never
+// modified, a change is recorded exactly when the output differs, and a
+// second run changes nothing. Seeds are the message lists of the
+// conformance cases.
+func FuzzThinkingRules(f *testing.F) {
+	for _, seed := range conformanceMessageLists(f) {
+		f.Add(seed, uint16(0xffff), "anthropic")
+		f.Add(seed, uint16(0x5555), "google")
+	}
+	f.Fuzz(func(t *testing.T, list []byte, bits uint16, provider string) {
+		v, err := jsonl.ParseOwned(list)
+		if err != nil || !v.IsArray() {
+			return
+		}
+		var in []Message
+		for k, it := range v.Items() {
+			in = append(in, Message{V: it.Value, Line: k + 1})
+		}
+		before := thinkTestJSON(in)
+		pol := fuzzPolicy(bits)
+		rules := []func(*Run, []Message) []Message{
+			stripThoughtSignatures, cleanupThinkingSignatures, dropReasoningFromHistory,
+			dropThinkingBlocks, validateGeminiTurns, validateAnthropicTurns,
+		}
+		for k, rule := range rules {
+			r := thinkTestRun(provider, "anthropic-messages", pol)
+			out := rule(r, in)
+			if !slices.Equal(before, thinkTestJSON(in)) {
+				t.Fatalf("rule %d modified its input", k)
+			}
+			if changed := !slices.Equal(before, thinkTestJSON(out)); changed != (len(r.Changes) > 0) {
+				t.Fatalf("rule %d: output changed = %v, %d changes recorded", k, changed, len(r.Changes))
+			}
+			again := rule(thinkTestRun(provider, "anthropic-messages", pol), out)
+			if !slices.Equal(thinkTestJSON(out), thinkTestJSON(again)) {
+				t.Fatalf("rule %d is not idempotent:\n%v\n%v", k, thinkTestJSON(out), thinkTestJSON(again))
+			}
+		}
+	})
+}
+
+// fuzzPolicy turns bits into the policy fields the rules read.
+func fuzzPolicy(bits uint16) Policy {
+	on := func(n uint) bool { return bits&(1<<n) != 0 }
+	p := Policy{
+		PreserveSignatures:       on(0),
+		DropThinkingBlocks:       on(1),
+		DropReasoningFromHistory: on(2),
+		ValidateGeminiTurns:      on(3),
+		ValidateAnthropicTurns:   on(4),
+		AppendOnlyRuntimeContext: on(5),
+	}
+	if on(6) {
+		p.SanitizeThoughtSignatures = &ThoughtSignaturePolicy{AllowBase64Only: on(7), IncludeCamelCase: on(8)}
+	}
+	return p
+}
+
+// conformanceMessageLists returns, for each conformance case, the JSON
+// array of the messages of its message entries (in file order).
+func conformanceMessageLists(tb testing.TB) [][]byte {
+	files, err := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no conformance cases: %v", err)
+	}
+	var lists [][]byte
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		list := jsonl.ArrayValue()
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if entry, err := jsonl.ParseOwned(line); err == nil && entry.Get("message").IsObject() {
+				list.Append(*entry.Get("message"))
+			}
+		}
+		lists = append(lists, jsonl.Marshal(list))
+	}
+	return lists
 }
