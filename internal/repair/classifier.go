@@ -1,8 +1,11 @@
 package repair
 
 import (
+	"cmp"
+	"hash/maphash"
+	"slices"
 	"sort"
-	"strings"
+	"unicode/utf8"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
@@ -13,21 +16,25 @@ import (
 // per file: call [Classifier.Line] for every physical line (blank ones
 // too), then [Classifier.Finish].
 //
-// Memory is bounded by the longest line plus the tool-result ids seen and
+// Memory is bounded by the longest line plus 16 bytes per tool result and
 // the tool calls still waiting for a result (the synthetic tool-result
 // rules of fix-rules.md §4 need to know every result id in the file); it
-// never holds the file.
+// never holds the file. Result ids are kept as 128-bit hashes: two distinct
+// ids collide with odds far below one in 2^64 for any real file.
 type Classifier struct {
-	sc     scanner
-	plan   Plan
-	seen   bool // a surviving entry was seen
-	header bool // the first surviving entry is a valid session header
+	sc        scanner
+	plan      Plan
+	seen      bool // a surviving entry was seen
+	header    bool // the first surviving entry is a valid session header
+	irregular bool // a line whose output form is not its bytes plus "\n"
 
-	resultIDs map[string]struct{}
-	calls     []pendingCall    // code-mode and message-tool calls without a result yet
+	results   []idHash         // every tool-result id, hashed
+	calls     []pendingCall    // code-mode and message-tool calls without a later result yet
 	waiting   []pendingCall    // message-tool calls of the last Responses assistant, until its next message entry
 	byID      map[string][]int // call id -> indexes in calls of the unresolved calls with it
 	resolved  int              // pending calls resolved since the last compaction
+
+	offset, size int64 // the current line's place in the input
 }
 
 // pendingCall is a tool call that may get a synthetic result (§4).
@@ -39,18 +46,23 @@ type pendingCall struct {
 
 // NewClassifier returns a Classifier for one file.
 func NewClassifier() *Classifier {
-	return &Classifier{resultIDs: map[string]struct{}{}, byID: map[string][]int{}}
+	return &Classifier{byID: map[string][]int{}}
 }
 
 // Line classifies one physical line. l.Bytes is not retained; the verdict's
 // Value (Rewrite only) does not alias it.
 func (c *Classifier) Line(l jsonl.Line) Verdict {
 	c.plan.Lines = l.Num
+	c.offset, c.size = l.Offset, l.Size()
 	v := Verdict{Line: l.Num}
 	if l.Blank {
 		v.Action = Blank
 		c.plan.BlankLines++
+		c.irregular = true
 		return v
+	}
+	if !c.irregular && (l.CR || !l.Newline || !utf8.Valid(l.Bytes)) {
+		c.irregular = true
 	}
 	if err := c.sc.scan(l.Bytes); err != nil {
 		v.Action, v.Rules, v.Err = Drop, RuleMalformedLine, jsonl.Validate(l.Bytes)
@@ -100,7 +112,7 @@ func (c *Classifier) exact(l jsonl.Line, v Verdict) Verdict {
 // record notes a line a rewrite does not copy as is.
 func (c *Classifier) record(v Verdict) {
 	if v.Changed() {
-		c.plan.Changes = append(c.plan.Changes, Change{Line: v.Line, Action: v.Action, Rules: v.Rules, CorruptedImages: v.CorruptedImages, Reserialize: v.Reserialize})
+		c.plan.Changes = append(c.plan.Changes, Change{Line: v.Line, Offset: c.offset, Size: c.size, Action: v.Action, Rules: v.Rules, CorruptedImages: v.CorruptedImages, Reserialize: v.Reserialize})
 	}
 }
 
@@ -150,19 +162,19 @@ func (c *Classifier) assistant(line int, e, msg *jsonl.Value) {
 	switch {
 	case isCodeModeCandidate(msg):
 		for _, tc := range session.ToolCalls(msg) {
-			c.addPending(pendingCall{Insert: newInsert(line, e, tc), pass: 0})
+			c.addPending(pendingCall{Insert: c.newInsert(line, e, tc), pass: 0})
 		}
 	case isResponsesCandidate(msg):
 		for _, tc := range session.ToolCalls(msg) {
 			if session.TrimLower(tc.Name) == "message" {
-				c.waiting = append(c.waiting, pendingCall{Insert: newInsert(line, e, tc), pass: 1})
+				c.waiting = append(c.waiting, pendingCall{Insert: c.newInsert(line, e, tc), pass: 1})
 			}
 		}
 	}
 }
 
-func newInsert(line int, e *jsonl.Value, tc session.ToolCall) Insert {
-	in := Insert{AfterLine: line, ToolCallID: tc.ID, ToolName: tc.Name}
+func (c *Classifier) newInsert(line int, e *jsonl.Value, tc session.ToolCall) Insert {
+	in := Insert{AfterLine: line, AfterOffset: c.offset + c.size, ToolCallID: tc.ID, ToolName: tc.Name}
 	if !tc.HasName {
 		in.ToolName = "unknown"
 	}
@@ -170,22 +182,18 @@ func newInsert(line int, e *jsonl.Value, tc session.ToolCall) Insert {
 	return in
 }
 
-// addPending queues a call unless a result with its id was already seen.
+// addPending queues a call; a later result with its id resolves it.
 func (c *Classifier) addPending(p pendingCall) {
-	if _, ok := c.resultIDs[p.ToolCallID]; ok {
-		return
-	}
 	c.byID[p.ToolCallID] = append(c.byID[p.ToolCallID], len(c.calls))
 	c.calls = append(c.calls, p)
 }
 
 // addResult records a tool-result id and resolves the calls waiting for it.
 func (c *Classifier) addResult(id string) {
-	if _, ok := c.resultIDs[id]; ok {
+	c.results = append(c.results, hashID(id))
+	if len(c.byID) == 0 {
 		return
 	}
-	id = strings.Clone(id)
-	c.resultIDs[id] = struct{}{}
 	idx, ok := c.byID[id]
 	if !ok {
 		return
@@ -220,6 +228,8 @@ func (c *Classifier) compact() {
 // synthetic tool results of §4.
 func (c *Classifier) Finish() Plan {
 	p := c.plan
+	p.Verbatim = !c.irregular
+	p.Bytes = c.offset + c.size
 	switch {
 	case !c.seen:
 		p.Reason = ReasonEmpty
@@ -228,22 +238,58 @@ func (c *Classifier) Finish() Plan {
 		p.Reason = ReasonInvalidHeader
 		return p
 	}
-	known := c.resultIDs
+	known := newIDSet(c.results)
 	for pass := 0; pass < 2; pass++ {
 		for _, pc := range c.calls {
-			if pc.pass != pass || pc.resolved {
+			if pc.pass != pass || pc.resolved || known.has(pc.ToolCallID) {
 				continue
 			}
-			if _, ok := known[pc.ToolCallID]; ok {
-				continue
-			}
-			known[pc.ToolCallID] = struct{}{}
+			known.add(pc.ToolCallID)
 			p.Inserts = append(p.Inserts, pc.Insert)
 		}
 	}
 	sort.SliceStable(p.Inserts, func(i, j int) bool { return p.Inserts[i].AfterLine < p.Inserts[j].AfterLine })
 	p.Counts.InsertedToolResults = len(p.Inserts)
 	return p
+}
+
+// idHash is a 128-bit hash of a tool-result id.
+type idHash [2]uint64
+
+var idSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func hashID(id string) idHash {
+	return idHash{maphash.String(idSeeds[0], id), maphash.String(idSeeds[1], id)}
+}
+
+// idSet answers "is there a result with this id" at the end of the first
+// pass: the sorted hashes of the file's results plus the ids of the
+// results inserted so far.
+type idSet struct {
+	sorted   []idHash
+	inserted map[string]bool
+}
+
+func newIDSet(results []idHash) *idSet {
+	slices.SortFunc(results, compareIDHash)
+	return &idSet{sorted: results, inserted: map[string]bool{}}
+}
+
+func (s *idSet) has(id string) bool {
+	if s.inserted[id] {
+		return true
+	}
+	_, found := slices.BinarySearchFunc(s.sorted, hashID(id), compareIDHash)
+	return found
+}
+
+func (s *idSet) add(id string) { s.inserted[id] = true }
+
+func compareIDHash(a, b idHash) int {
+	if c := cmp.Compare(a[0], b[0]); c != 0 {
+		return c
+	}
+	return cmp.Compare(a[1], b[1])
 }
 
 // The early-exit reasons (fix-rules.md §2).

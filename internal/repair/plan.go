@@ -60,6 +60,7 @@ func (c Counts) Summary() string {
 // re-serialized line.
 type Change struct {
 	Line            int
+	Offset, Size    int64 // the line's bytes in the input, terminator included
 	Action          Action // Drop, Rewrite, or Keep with Reserialize
 	Rules           Rules
 	CorruptedImages int
@@ -70,6 +71,7 @@ type Change struct {
 // assistant entry (fix-rules.md §4).
 type Insert struct {
 	AfterLine   int    // physical line of the assistant entry
+	AfterOffset int64  // input offset just after that line
 	ParentID    string // the assistant entry's id
 	HasParentID bool   // false when that id is not a string: parentId is omitted
 	ToolCallID  string
@@ -117,9 +119,14 @@ type Plan struct {
 	Counts         Counts
 	Changes        []Change // in line order
 	Inserts        []Insert // in line order
+	Bytes          int64    // input size
 	Lines          int      // physical lines
 	BlankLines     int
 	Entries        int // surviving entries
+	// Verbatim reports that every line ends in "\n" (no "\r", no blank
+	// line, a final newline) and is valid UTF-8, so a kept line's output is
+	// its input bytes and the rewrite can copy whole ranges.
+	Verbatim bool
 }
 
 // NeedsRewrite reports whether the file is rewritten: no early exit and a
@@ -129,4 +136,18 @@ func (p *Plan) NeedsRewrite() bool { return p.Reason == "" && p.Counts.Any() }
 // Summary is OpenClaw's debug message for a repair of the file named base.
 func (p *Plan) Summary(base string) string {
 	return fmt.Sprintf("session file repaired: %s (%s)", p.Counts.Summary(), base)
+}
+
+// Log returns the message OpenClaw logs for this plan on the file named
+// base, and its level: the "session file repaired" summary (debug) when the
+// file is rewritten, the "repair skipped" warning for an invalid header,
+// nothing ("", "") otherwise.
+func (p *Plan) Log(base string) (level, message string) {
+	switch {
+	case p.Reason == ReasonInvalidHeader:
+		return "warn", fmt.Sprintf("session file repair skipped: %s (%s)", p.Reason, base)
+	case p.NeedsRewrite():
+		return "debug", p.Summary(base)
+	}
+	return "", ""
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -49,6 +50,71 @@ const writeBufferSize = 1 << 20
 // It reports errChanged when the input no longer matches the plan.
 func WriteRepaired(w io.Writer, r io.Reader, p *Plan, now func() time.Time, uuid func() string) error {
 	bw := bufio.NewWriterSize(w, writeBufferSize)
+	var err error
+	if p.Verbatim {
+		err = writeRanges(bw, r, p, now, uuid)
+	} else {
+		err = writeLines(bw, r, p, now, uuid)
+	}
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// writeRanges is the second pass for a plan whose kept lines are their own
+// output: the input is copied in whole ranges between the changed lines
+// and the insertions (in-kernel when both ends are files).
+func writeRanges(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, uuid func() string) error {
+	changes, inserts := p.Changes, p.Inserts
+	var pos int64
+	var line, buf []byte
+	copyTo := func(off int64) error {
+		if n, err := io.CopyN(bw, r, off-pos); err != nil {
+			return fmt.Errorf("%w (%d of %d bytes)", errChanged, pos+n, off)
+		}
+		pos = off
+		return nil
+	}
+	for len(changes) > 0 || len(inserts) > 0 {
+		if len(inserts) > 0 && (len(changes) == 0 || inserts[0].AfterOffset <= changes[0].Offset) {
+			if err := copyTo(inserts[0].AfterOffset); err != nil {
+				return err
+			}
+			buf = appendInsert(buf[:0], inserts[0], now, uuid)
+			bw.Write(buf)
+			inserts = inserts[1:]
+			continue
+		}
+		ch := changes[0]
+		changes = changes[1:]
+		if err := copyTo(ch.Offset); err != nil {
+			return err
+		}
+		line = slices.Grow(line[:0], int(ch.Size))[:ch.Size]
+		if _, err := io.ReadFull(r, line); err != nil || line[len(line)-1] != '\n' {
+			return errChanged
+		}
+		pos += ch.Size
+		var err error
+		if buf, err = appendChanged(buf[:0], jsonl.Line{Num: ch.Line, Bytes: line[:len(line)-1]}, ch); err != nil {
+			return err
+		}
+		bw.Write(buf)
+	}
+	n, err := io.Copy(bw, r)
+	if err != nil {
+		return err
+	}
+	if pos+n != p.Bytes {
+		return errChanged
+	}
+	return nil
+}
+
+// writeLines is the second pass line by line, for inputs with "\r\n" line
+// ends, blank lines, invalid UTF-8 or no final newline.
+func writeLines(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, uuid func() string) error {
 	rd := jsonl.NewReader(r)
 	changes, inserts := p.Changes, p.Inserts
 	var buf []byte
@@ -76,8 +142,7 @@ func WriteRepaired(w io.Writer, r io.Reader, p *Plan, now func() time.Time, uuid
 			bw.WriteByte('\n')
 		}
 		for len(inserts) > 0 && inserts[0].AfterLine == l.Num {
-			e := inserts[0].Entry(now(), uuid())
-			buf = append(jsonl.AppendJSON(buf[:0], &e), '\n')
+			buf = appendInsert(buf[:0], inserts[0], now, uuid)
 			bw.Write(buf)
 			inserts = inserts[1:]
 		}
@@ -85,7 +150,13 @@ func WriteRepaired(w io.Writer, r io.Reader, p *Plan, now func() time.Time, uuid
 	if lines != p.Lines || len(changes) > 0 || len(inserts) > 0 {
 		return errChanged
 	}
-	return bw.Flush()
+	return nil
+}
+
+// appendInsert appends a synthetic tool result and its newline.
+func appendInsert(dst []byte, in Insert, now func() time.Time, uuid func() string) []byte {
+	e := in.Entry(now(), uuid())
+	return append(jsonl.AppendJSON(dst, &e), '\n')
 }
 
 // appendChanged appends what a changed line becomes (nothing for a drop),
