@@ -28,11 +28,11 @@ type Classifier struct {
 	header    bool // the first surviving entry is a valid session header
 	irregular bool // a line whose output form is not its bytes plus "\n"
 
-	results   []idHash         // every tool-result id, hashed
-	calls     []pendingCall    // code-mode and message-tool calls without a later result yet
-	waiting   []pendingCall    // message-tool calls of the last Responses assistant, until its next message entry
-	byID      map[string][]int // call id -> indexes in calls of the unresolved calls with it
-	resolved  int              // pending calls resolved since the last compaction
+	results  []idHash         // every tool-result id, hashed
+	calls    []pendingCall    // code-mode and message-tool calls without a later result yet
+	waiting  []pendingCall    // message-tool calls of the last Responses assistant, until its next message entry
+	byID     map[string][]int // call id -> indexes in calls of the unresolved calls with it
+	resolved int              // pending calls resolved since the last compaction
 
 	offset, size int64 // the current line's place in the input
 }

@@ -60,7 +60,7 @@ func (c Counts) Summary() string {
 // re-serialized line.
 type Change struct {
 	Line            int
-	Offset, Size    int64 // the line's bytes in the input, terminator included
+	Offset, Size    int64  // the line's bytes in the input, terminator included
 	Action          Action // Drop, Rewrite, or Keep with Reserialize
 	Rules           Rules
 	CorruptedImages int
