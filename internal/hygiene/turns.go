@@ -47,15 +47,21 @@ func validateAnthropicTurns(r *Run, msgs []Message) []Message {
 // mergeConsecutive folds every message of role into the previous kept
 // message when that one has the same role. A message without a truthy role
 // passes through without ending the run; any other role ends it.
-func mergeConsecutive(r *Run, msgs []Message, role string, merge func(r *Run, prev, cur Message) Message) []Message {
+//
+// A merge gets owned = true when prev is itself the result of a merge in
+// this pass, so its content array belongs to the pass and can grow in place:
+// a run of k messages then costs O(k), not O(k²).
+func mergeConsecutive(r *Run, msgs []Message, role string, merge func(r *Run, prev, cur Message, owned bool) Message) []Message {
 	var out []Message
 	lastRole := "" // "" also stands for a truthy role that is not a string
+	owned := false
 	for i, m := range msgs {
 		roleValue := m.V.Get("role")
 		if !roleValue.Truthy() {
 			if out != nil {
 				out = append(out, m)
 			}
+			owned = false
 			continue
 		}
 		cur, _ := roleValue.Str()
@@ -65,13 +71,14 @@ func mergeConsecutive(r *Run, msgs []Message, role string, merge func(r *Run, pr
 			}
 			// The previous kept message may be one without a role: OpenClaw
 			// merges into whatever it pushed last.
-			out[len(out)-1] = merge(r, out[len(out)-1], m)
+			out[len(out)-1] = merge(r, out[len(out)-1], m, owned)
+			owned = true
 			continue
 		}
 		if out != nil {
 			out = append(out, m)
 		}
-		lastRole = cur
+		lastRole, owned = cur, false
 	}
 	if out == nil {
 		return msgs
@@ -83,9 +90,9 @@ func mergeConsecutive(r *Run, msgs []Message, role string, merge func(r *Run, pr
 // counts as empty) and takes cur's usage, stopReason and errorMessage when
 // they are truthy; every other field is prev's, and the merged message keeps
 // prev's line.
-func mergeAssistantTurns(r *Run, prev, cur Message) Message {
+func mergeAssistantTurns(r *Run, prev, cur Message, owned bool) Message {
 	v := shallowObject(&prev.V)
-	v.Set("content", arrayOf(concatContent(prev.V.Get("content"), cur.V.Get("content"), arrayItemsOnly)))
+	v.Set("content", arrayOf(concatContent(prev.V.Get("content"), cur.V.Get("content"), arrayItemsOnly, owned)))
 	for _, k := range []string{"usage", "stopReason", "errorMessage"} {
 		if f := cur.V.Get(k); f.Truthy() {
 			v.Set(k, *f)
@@ -100,9 +107,9 @@ func mergeAssistantTurns(r *Run, prev, cur Message) Message {
 // block, other non-arrays count as empty). The result is cur's fields with
 // the merged content and timestamp = cur's ?? prev's; it keeps cur's line,
 // since its fields are cur's.
-func mergeUserTurns(r *Run, prev, cur Message) Message {
+func mergeUserTurns(r *Run, prev, cur Message, owned bool) Message {
 	v := shallowObject(&cur.V)
-	v.Set("content", arrayOf(concatContent(prev.V.Get("content"), cur.V.Get("content"), userContentItems)))
+	v.Set("content", arrayOf(concatContent(prev.V.Get("content"), cur.V.Get("content"), userContentItems, owned)))
 	ts := cur.V.Get("timestamp")
 	if ts.IsNull() {
 		ts = prev.V.Get("timestamp")
@@ -118,8 +125,12 @@ func mergeUserTurns(r *Run, prev, cur Message) Message {
 	return cur
 }
 
-// concatContent returns items(a) followed by items(b) in a new slice.
-func concatContent(a, b *jsonl.Value, items func(*jsonl.Value) []jsonl.Member) []jsonl.Member {
+// concatContent returns items(a) followed by items(b): in a new slice, or,
+// when a's elements are owned by the caller, appended to them.
+func concatContent(a, b *jsonl.Value, items func(*jsonl.Value) []jsonl.Member, owned bool) []jsonl.Member {
+	if owned {
+		return append(items(a), items(b)...)
+	}
 	return append(slices.Clone(items(a)), items(b)...)
 }
 

@@ -362,3 +362,21 @@ func conformanceMessageLists(tb testing.TB) [][]byte {
 	}
 	return lists
 }
+
+// BenchmarkMergeConsecutiveUsers measures a long run of user messages (each
+// merge appends to the run's content instead of copying it).
+func BenchmarkMergeConsecutiveUsers(b *testing.B) {
+	msgs := make([]Message, 20000)
+	for k := range msgs {
+		v, _ := jsonl.ParseOwned([]byte(`{"role":"user","content":[{"type":"text","text":"more"}],"timestamp":1}`))
+		msgs[k] = Message{V: v, Line: k + 1}
+	}
+	pol := Policy{ValidateAnthropicTurns: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := thinkTestRun("anthropic", "bedrock-converse-stream", pol)
+		if got := validateAnthropicTurns(r, msgs); len(got) != 1 || got[0].V.Get("content").Len() != len(msgs) {
+			b.Fatalf("got %d messages", len(got))
+		}
+	}
+}
