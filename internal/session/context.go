@@ -1,0 +1,555 @@
+package session
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+)
+
+// ContextMessage is one message of the context, in OpenClaw's in-memory
+// shape, with the line it came from.
+type ContextMessage struct {
+	V       jsonl.Value
+	Line    int    // physical line of the entry
+	EntryID string // the entry's id (after migration)
+}
+
+// Model is the model the branch last used.
+type Model struct {
+	// Provider and ModelID come from the last model_change (provider,
+	// modelId) or the last assistant message (provider, model) on the
+	// branch, whichever is later; "" when the member is not a string.
+	Provider, ModelID string
+}
+
+// CustomEntry is a "custom" entry as provider replay hooks see it
+// (OpenClaw's createProviderReplaySessionState().getCustomEntries()).
+type CustomEntry struct {
+	CustomType string       // trimmed, never empty
+	Data       *jsonl.Value // nil when the entry has no data member
+	Line       int
+}
+
+// Context is what OpenClaw 2026.9.6 builds from a session before replay
+// (SessionManager.buildSessionContext()), plus the branch facts replay's
+// steps read from the session manager.
+type Context struct {
+	// Messages are the context messages of the active branch: message
+	// entries as stored (after the loader's normalisation), and the
+	// compactionSummary, branchSummary and custom messages built from
+	// compaction, branch_summary and custom_message entries.
+	Messages []ContextMessage
+	// ThinkingLevel is the last thinking_level_change on the branch, "off"
+	// without one.
+	ThinkingLevel string
+	// Model is nil when the branch has no model_change and no assistant.
+	Model *Model
+	// ModelAPI is the api of the last assistant message on the branch ("" if
+	// none or not a string).
+	ModelAPI string
+	// ModelSnapshot is the data of the last "model-snapshot" custom entry on
+	// the branch whose data is an object (or array); nil if none.
+	ModelSnapshot *jsonl.Value
+	// ModelSwitchTimestamp is set when a later snapshot on the branch names
+	// another model than the one before it and carries a finite timestamp:
+	// the last such timestamp (readModelSnapshotState's latestSwitchTimestamp).
+	ModelSwitchTimestamp    float64
+	HasModelSwitchTimestamp bool
+	// CustomEntries are all indexed custom entries of the file, on the
+	// branch or not, in file order.
+	CustomEntries []CustomEntry
+	// LeafID is the active leaf's id ("" when there is none).
+	LeafID string
+	// Lines and MalformedLines are as in [Transcript].
+	Lines, MalformedLines int
+}
+
+// ReadContext loads a transcript from r and builds the context of its
+// active branch. It reads r twice: once sequentially for the envelopes,
+// then only the lines the context needs.
+func ReadContext(r io.ReaderAt) (*Context, error) {
+	t, err := Load(io.NewSectionReader(r, 0, math.MaxInt64))
+	if err != nil {
+		return nil, err
+	}
+	return t.Context(r)
+}
+
+// Context builds the active branch's context; r must hold the bytes Load
+// read.
+func (t *Transcript) Context(r io.ReaderAt) (*Context, error) {
+	b := contextBuilder{t: t, path: t.tree.Branch()}
+	b.plan()
+	if err := b.read(r); err != nil {
+		return nil, err
+	}
+	ctx := &Context{ThinkingLevel: "off", Lines: t.Lines, MalformedLines: t.MalformedLines}
+	if i, ok := t.tree.Leaf(); ok {
+		ctx.LeafID = t.tree.nodes[i].id
+	}
+	if err := b.messages(ctx); err != nil {
+		return nil, err
+	}
+	b.branchFacts(ctx)
+	b.customEntries(ctx)
+	return ctx, nil
+}
+
+// contextBuilder carries one Context call.
+type contextBuilder struct {
+	t    *Transcript
+	path Path
+	// boundary is the path index of the last compaction or reset (-1: none);
+	// firstKept the path index the kept window starts at.
+	boundary, firstKept int
+	// vals[i] is the parsed entry of path node i when needed.
+	vals []jsonl.Value
+	// extra holds parsed entries off the window (custom entries).
+	extra map[int32]*jsonl.Value
+	want  []wanted
+}
+
+// wanted is one line to parse and where its value goes.
+type wanted struct {
+	rec int32
+	dst *jsonl.Value
+}
+
+func (b *contextBuilder) rec(pathIdx int) *record { return &b.t.recs[b.path.Nodes[pathIdx]] }
+
+// plan finds the window and lists every line to parse.
+func (b *contextBuilder) plan() {
+	n := len(b.path.Nodes)
+	b.vals = make([]jsonl.Value, n)
+	b.extra = map[int32]*jsonl.Value{}
+	b.boundary, b.firstKept = -1, -1
+	for i := n - 1; i >= 0; i-- {
+		if typ := b.rec(i).typ; typ == TypeCompaction || typ == TypeReset {
+			b.boundary = i
+			break
+		}
+	}
+	if b.boundary >= 0 {
+		b.firstKept = b.boundary
+		if fk, ok := b.boundaryFirstKept(); ok {
+			for i := 0; i < b.boundary; i++ {
+				if b.t.tree.nodes[b.path.Nodes[i]].id == fk {
+					b.firstKept = i
+					break
+				}
+			}
+		}
+	}
+	lastModel, lastAssistant, lastThinking := -1, -1, -1
+	for i := 0; i < n; i++ {
+		r := b.rec(i)
+		switch r.typ {
+		case TypeMessage, TypeCustomMessage, TypeBranchSummary:
+			if i >= b.firstKept {
+				b.need(i)
+			}
+			if r.typ == TypeMessage && r.role == roleAssistant {
+				lastModel, lastAssistant = i, i
+			}
+		case TypeModelChange:
+			lastModel = i
+		case TypeThinkingLevelChange:
+			lastThinking = i
+		case TypeCustom:
+			if r.has(fSnapshot) {
+				b.need(i)
+			}
+		}
+	}
+	for _, i := range []int{b.boundary, lastModel, lastAssistant, lastThinking} {
+		if i >= 0 {
+			b.need(i)
+		}
+	}
+	for i := range b.t.recs {
+		if r := &b.t.recs[i]; r.typ == TypeCustom && r.has(fIndexed) {
+			v := new(jsonl.Value)
+			b.extra[int32(i)] = v
+			b.want = append(b.want, wanted{rec: int32(i), dst: v})
+		}
+	}
+	sort.Slice(b.want, func(i, j int) bool { return b.want[i].rec < b.want[j].rec })
+}
+
+// need marks path node i for parsing.
+func (b *contextBuilder) need(i int) {
+	b.want = append(b.want, wanted{rec: int32(b.path.Nodes[i]), dst: &b.vals[i]})
+}
+
+// boundaryFirstKept is the boundary's firstKeptEntryId as getBranch
+// normalises it.
+func (b *contextBuilder) boundaryFirstKept() (string, bool) {
+	i := b.boundary
+	parent := none
+	if i > 0 || b.path.Parents[i] != "" {
+		parent = some(b.path.Parents[i])
+	}
+	return b.t.tree.resolveFirstKept(int32(b.path.Nodes[i]), parent)
+}
+
+// read parses every wanted line, in file order, reading r sequentially
+// and skipping what is not wanted.
+func (b *contextBuilder) read(r io.ReaderAt) error {
+	const gapSeek = 1 << 20 // beyond this gap, re-position instead of reading through
+	var (
+		br  *bufio.Reader
+		pos int64 = -1
+		mem       = newArena(4 << 20)
+		buf []byte
+	)
+	for k, w := range b.want {
+		rec := &b.t.recs[w.rec]
+		if k > 0 && b.want[k-1].rec == w.rec { // listed twice: parse once
+
+			*w.dst = *b.want[k-1].dst
+			continue
+		}
+		if br == nil || rec.off < pos || rec.off-pos > gapSeek {
+			br = bufio.NewReaderSize(io.NewSectionReader(r, rec.off, math.MaxInt64-rec.off), 1<<20)
+			pos = rec.off
+		}
+		if _, err := br.Discard(int(rec.off - pos)); err != nil {
+			return fmt.Errorf("line %d: %w", rec.line, err)
+		}
+		buf = growTo(buf, int(rec.n))
+		if _, err := io.ReadFull(br, buf); err != nil {
+			return fmt.Errorf("line %d: %w", rec.line, err)
+		}
+		pos = rec.off + int64(rec.n)
+		v, err := jsonl.ParseOwned(mem.bytes(buf))
+		if err != nil {
+			return fmt.Errorf("line %d changed while reading: %w", rec.line, err)
+		}
+		*w.dst = v
+	}
+	return nil
+}
+
+func growTo(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+// messages is iterateSessionContextMessages.
+func (b *contextBuilder) messages(ctx *Context) error {
+	var resetKept map[int]bool
+	if b.boundary >= 0 {
+		r := b.rec(b.boundary)
+		if r.typ == TypeCompaction {
+			v, err := b.compactionSummary(b.boundary)
+			if err != nil {
+				return err
+			}
+			ctx.Messages = append(ctx.Messages, b.message(b.boundary, v))
+		} else {
+			resetKept = b.resetKept()
+		}
+	}
+	ctx.Messages = growMessages(ctx.Messages, len(b.path.Nodes))
+	for i := range b.path.Nodes {
+		retained := i < b.boundary
+		if i == b.boundary || retained && (i < b.firstKept || resetKept != nil && !resetKept[i]) {
+			continue
+		}
+		v, ok, err := b.project(i, retained, resetKept != nil && resetKept[i])
+		if err != nil {
+			return err
+		}
+		if ok {
+			ctx.Messages = append(ctx.Messages, b.message(i, v))
+		}
+	}
+	return nil
+}
+
+func growMessages(m []ContextMessage, n int) []ContextMessage {
+	if cap(m)-len(m) >= n {
+		return m
+	}
+	out := make([]ContextMessage, len(m), len(m)+n)
+	copy(out, m)
+	return out
+}
+
+func (b *contextBuilder) message(i int, v jsonl.Value) ContextMessage {
+	n := &b.t.tree.nodes[b.path.Nodes[i]]
+	return ContextMessage{V: v, Line: int(n.line), EntryID: n.id}
+}
+
+// project turns path entry i into its context message, if it has one.
+func (b *contextBuilder) project(i int, retained, resetRetained bool) (jsonl.Value, bool, error) {
+	r := b.rec(i)
+	entry := &b.vals[i]
+	switch r.typ {
+	case TypeMessage:
+		msg := b.loadedMessage(i)
+		if !resetRetained && msg.Get("excludeFromContext").IsTrue() {
+			return jsonl.Value{}, false, nil
+		}
+		if retained && Role(&msg) == RoleAssistant {
+			msg = withoutCheckpoint(msg)
+		}
+		return msg, true, nil
+	case TypeCustomMessage:
+		v, err := b.customMessage(i)
+		return v, err == nil, err
+	case TypeBranchSummary:
+		if s, _ := entry.GetStr("summary"); s == "" {
+			return jsonl.Value{}, false, nil
+		}
+		v, err := b.branchSummary(i)
+		return v, err == nil, err
+	}
+	return jsonl.Value{}, false, nil
+}
+
+// loadedMessage is entry.message as the loader leaves it.
+func (b *contextBuilder) loadedMessage(i int) jsonl.Value {
+	msg := *b.vals[i].Get("message")
+	normalizeLoadedMessage(&msg, b.rec(i).has(fHookMigrated))
+	return msg
+}
+
+// normalizeLoadedMessage applies, in order, normalizeLoadedFileEntry (text
+// content of assistant and tool results becomes a text block and drops a
+// compaction replay checkpoint; an object tool result content becomes a
+// one-element array), the v2→v3 rename of role hookMessage, and
+// normalizePersistedLegacyHookMessage.
+func normalizeLoadedMessage(msg *jsonl.Value, hookMigrated bool) {
+	role := Role(msg)
+	content := msg.Get("content")
+	switch {
+	case (role == RoleAssistant || role == RoleToolResult) && content.IsString():
+		text := *content
+		msg.Set("content", jsonl.ArrayValue(jsonl.ObjectOf(
+			jsonl.Member{Key: "type", Value: jsonl.StringValue("text")},
+			jsonl.Member{Key: "text", Value: text})))
+		if isCheckpoint(msg.Get("providerReplay")) {
+			msg.Delete("providerReplay")
+		}
+	case role == RoleToolResult && content.IsObject():
+		msg.Set("content", jsonl.ArrayValue(*content))
+	}
+	if hookMigrated && role == "hookMessage" {
+		msg.Set("role", jsonl.StringValue(RoleCustom))
+		if !msg.Get("customType").Truthy() {
+			msg.Set("customType", jsonl.StringValue("hook"))
+		}
+		role = RoleCustom
+	}
+	if role == RoleCustom && !msg.Has("customType") && readableContent(msg.Get("content")) {
+		msg.Set("customType", jsonl.StringValue("hook"))
+	}
+}
+
+// readableContent is the codec's readableContentSchema.
+func readableContent(c *jsonl.Value) bool {
+	if c.IsString() {
+		return true
+	}
+	if !c.IsArray() {
+		return false
+	}
+	for _, it := range c.Items() {
+		if !it.Value.IsObject() || !it.Value.Get("type").IsString() {
+			return false
+		}
+	}
+	return true
+}
+
+// isCheckpoint is isCompactionReplayCheckpoint.
+func isCheckpoint(replay *jsonl.Value) bool {
+	if !replay.IsObject() {
+		return false
+	}
+	switch replay.Get("type").StrOr("") {
+	case "anthropic-compaction", "openai-responses-compaction", "openai-responses-retained-compaction":
+		return true
+	}
+	return false
+}
+
+// withoutCheckpoint is stripCompactionReplayCheckpoint: a copy without a
+// checkpoint providerReplay.
+func withoutCheckpoint(msg jsonl.Value) jsonl.Value {
+	if !isCheckpoint(msg.Get("providerReplay")) {
+		return msg
+	}
+	items := make([]jsonl.Member, 0, msg.Len())
+	for _, m := range msg.Items() {
+		if m.Key != "providerReplay" {
+			items = append(items, m)
+		}
+	}
+	out := jsonl.ObjectValue()
+	out.SetItems(items)
+	return out
+}
+
+// timestamp parses the entry's ISO timestamp; OpenClaw throws when it is
+// not a valid date.
+func (b *contextBuilder) timestamp(i int, label string) (jsonl.Value, error) {
+	s, ok := b.vals[i].GetStr("timestamp")
+	if ms, valid := ParseDateMillis(s); ok && valid {
+		return jsonl.IntValue(ms), nil
+	}
+	return jsonl.Value{}, &LoaderError{Line: int(b.rec(i).line), Msg: "Error: " + label + " timestamp must be a valid timestamp"}
+}
+
+// member copies a member of the entry (absent → null is never needed: the
+// schemas guarantee presence).
+func member(e *jsonl.Value, key string) jsonl.Member {
+	m := jsonl.Member{Key: key}
+	if v := e.Get(key); v != nil {
+		m.Value = *v
+	}
+	return m
+}
+
+func (b *contextBuilder) compactionSummary(i int) (jsonl.Value, error) {
+	ts, err := b.timestamp(i, "compaction summary")
+	if err != nil {
+		return ts, err
+	}
+	e := &b.vals[i]
+	return jsonl.ObjectOf(jsonl.Member{Key: "role", Value: jsonl.StringValue(RoleCompactionSummary)},
+		member(e, "summary"), member(e, "tokensBefore"), jsonl.Member{Key: "timestamp", Value: ts}), nil
+}
+
+func (b *contextBuilder) branchSummary(i int) (jsonl.Value, error) {
+	ts, err := b.timestamp(i, "branch summary")
+	if err != nil {
+		return ts, err
+	}
+	e := &b.vals[i]
+	return jsonl.ObjectOf(jsonl.Member{Key: "role", Value: jsonl.StringValue(RoleBranchSummary)},
+		member(e, "summary"), member(e, "fromId"), jsonl.Member{Key: "timestamp", Value: ts}), nil
+}
+
+func (b *contextBuilder) customMessage(i int) (jsonl.Value, error) {
+	ts, err := b.timestamp(i, "custom message")
+	if err != nil {
+		return ts, err
+	}
+	e := &b.vals[i]
+	v := jsonl.ObjectOf(jsonl.Member{Key: "role", Value: jsonl.StringValue(RoleCustom)},
+		member(e, "customType"), member(e, "content"), member(e, "display"))
+	if d := e.Get("details"); d != nil { // undefined details is left out by JSON
+		v.Set("details", *d)
+	}
+	v.Set("timestamp", ts)
+	return v, nil
+}
+
+// branchFacts fills thinking level, model and model snapshot state.
+func (b *contextBuilder) branchFacts(ctx *Context) {
+	var last *jsonl.Value
+	for i := range b.path.Nodes {
+		r := b.rec(i)
+		e := &b.vals[i]
+		switch r.typ {
+		case TypeThinkingLevelChange:
+			if e.Kind() != jsonl.Null {
+				ctx.ThinkingLevel = e.Get("thinkingLevel").StrOr("")
+			}
+		case TypeModelChange:
+			if e.Kind() != jsonl.Null {
+				ctx.Model = &Model{Provider: e.Get("provider").StrOr(""), ModelID: e.Get("modelId").StrOr("")}
+			}
+		case TypeMessage:
+			if r.role == roleAssistant && e.Kind() != jsonl.Null {
+				msg := e.Get("message")
+				ctx.Model = &Model{Provider: msg.Get("provider").StrOr(""), ModelID: msg.Get("model").StrOr("")}
+				ctx.ModelAPI = msg.Get("api").StrOr("")
+			}
+		case TypeCustom:
+			if !r.has(fSnapshot) {
+				continue
+			}
+			data := e.Get("data")
+			if !data.IsObject() && !data.IsArray() {
+				continue
+			}
+			if last != nil && !SameModelSnapshot(last, data) {
+				if f, ok := data.Get("timestamp").Float(); ok && !math.IsInf(f, 0) && !math.IsNaN(f) {
+					ctx.ModelSwitchTimestamp, ctx.HasModelSwitchTimestamp = f, true
+				}
+			}
+			last = data
+		}
+	}
+	ctx.ModelSnapshot = last
+}
+
+// customEntries lists the file's custom entries for provider replay hooks.
+func (b *contextBuilder) customEntries(ctx *Context) {
+	idx := make([]int32, 0, len(b.extra))
+	for i := range b.extra {
+		idx = append(idx, i)
+	}
+	sort.Slice(idx, func(i, j int) bool { return idx[i] < idx[j] })
+	for _, i := range idx {
+		e := b.extra[i]
+		ct := jsonl.TrimJS(e.Get("customType").StrOr(""))
+		if ct == "" {
+			continue
+		}
+		ctx.CustomEntries = append(ctx.CustomEntries, CustomEntry{CustomType: ct, Data: e.Get("data"), Line: int(b.t.recs[i].line)})
+	}
+}
+
+// SameModelSnapshot is OpenClaw's isSameModelSnapshot: provider, modelApi
+// and modelId strictly equal, a missing or null member counting as "".
+func SameModelSnapshot(a, b *jsonl.Value) bool {
+	for _, k := range []string{"provider", "modelApi", "modelId"} {
+		if !strictEqualOrEmpty(a.Get(k), b.Get(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// SnapshotNames reports whether snapshot data names exactly this target
+// (the comparison replay makes against the current model).
+func SnapshotNames(data *jsonl.Value, provider, modelAPI, modelID string) bool {
+	target := jsonl.ObjectOf(
+		jsonl.Member{Key: "provider", Value: jsonl.StringValue(provider)},
+		jsonl.Member{Key: "modelApi", Value: jsonl.StringValue(modelAPI)},
+		jsonl.Member{Key: "modelId", Value: jsonl.StringValue(modelID)})
+	return SameModelSnapshot(data, &target)
+}
+
+// strictEqualOrEmpty is `(a ?? "") === (b ?? "")`.
+func strictEqualOrEmpty(a, b *jsonl.Value) bool {
+	empty := jsonl.StringValue("")
+	if a.IsNull() {
+		a = &empty
+	}
+	if b.IsNull() {
+		b = &empty
+	}
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case jsonl.String, jsonl.Bool:
+		return jsonl.Equal(a, b)
+	case jsonl.Number:
+		x, _ := a.Float()
+		y, _ := b.Float()
+		return x == y
+	}
+	return false // distinct objects are never === in JavaScript
+}

@@ -1,0 +1,485 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+)
+
+// LoaderError is an exception OpenClaw's own loader raises on a file, so
+// that OpenClaw cannot build any context from it (for example a v1 file
+// holding a bare number line: the migration cannot give a number an id).
+type LoaderError struct {
+	Line int    // physical line of the entry that triggers it
+	Msg  string // the JavaScript error OpenClaw throws
+}
+
+func (e *LoaderError) Error() string {
+	return fmt.Sprintf("line %d: OpenClaw's session loader throws %s", e.Line, e.Msg)
+}
+
+// recFlags are per-record verdicts.
+type recFlags uint16
+
+const (
+	fTimestampOK  recFlags = 1 << iota // timestamp absent or a string
+	fSide                              // appendMode "side"
+	fAppendMode                        // appendMode present
+	fFieldsOK                          // Envelope.FieldsOK
+	fMsgOKHook                         // Envelope.MessageOKAfterHookMigration
+	fLegacy                            // Envelope.LegacyReadable
+	fLegacyHook                        // Envelope.LegacyReadableAfterHookMigration
+	fSnapshot                          // Envelope.ModelSnapshot
+	fBoundaryOK                        // compaction/reset members besides firstKeptEntryId
+	fHookMigrated                      // the v2→v3 migration renamed role hookMessage
+	fRecognized                        // a file entry (not opaque) after partitioning
+	fIndexed                           // a canonical entry in the navigation index
+)
+
+// record is one line JSON.parse accepted: where it is, and its envelope
+// after OpenClaw's migrations. About 80 bytes.
+type record struct {
+	off        int64 // byte offset of the parsed text (after any trim)
+	n          int32 // its length
+	line       int32 // physical line number
+	typ        EntryType
+	shape      Shape
+	role       roleKind
+	flags      recFlags
+	id, parent Ref
+	x          *recExtra // rarely present members
+}
+
+type recExtra struct {
+	target, appendParent, firstKept Ref
+	firstKeptIndex                  string
+	hasFirstKeptIndex               bool
+	version                         []byte
+	primitive                       string // text of a number/string/boolean line, for error messages
+}
+
+func (r *record) has(f recFlags) bool { return r.flags&f != 0 }
+
+func (r *record) extra() *recExtra {
+	if r.x == nil {
+		r.x = &recExtra{}
+	}
+	return r.x
+}
+
+func (r *record) firstKept() Ref {
+	if r.x == nil {
+		return Ref{}
+	}
+	return r.x.firstKept
+}
+
+// fieldsOK applies the entry codec's type-specific schema to the record as
+// it stands after migration.
+func (r *record) fieldsOK() bool {
+	switch r.typ {
+	case TypeCompaction:
+		return r.has(fBoundaryOK) && r.firstKept().IsID()
+	case TypeReset:
+		fk := r.firstKept().State
+		return r.has(fBoundaryOK) && (fk == RefAbsent || fk == RefString)
+	case TypeMessage:
+		if r.has(fHookMigrated) {
+			return r.has(fMsgOKHook)
+		}
+	}
+	return r.has(fFieldsOK)
+}
+
+// indexed is isIndexedSessionEntry.
+func (r *record) indexed() bool {
+	return r.shape == ShapeObject && r.typ.Canonical() && r.id.IsID() &&
+		r.parent.State != RefOther && r.has(fTimestampOK) && r.fieldsOK()
+}
+
+// legacyReadable is isReadableLegacySessionEntry.
+func (r *record) legacyReadable() bool {
+	if r.has(fHookMigrated) {
+		return r.has(fLegacyHook)
+	}
+	return r.has(fLegacy)
+}
+
+// leafRow is parseOpaqueLeafEntry.
+func (r *record) leafRow() bool {
+	if r.shape != ShapeObject || r.typ != TypeLeaf || !r.id.IsID() || !r.parent.StrOrNull() || r.x == nil {
+		return false
+	}
+	ap := r.x.appendParent.State
+	return r.x.target.StrOrNull() && (ap == RefAbsent || ap == RefString || ap == RefNull) &&
+		(!r.has(fAppendMode) || r.has(fSide))
+}
+
+// parentLinked is parseParentLinkedOpaqueEntry.
+func (r *record) parentLinked() bool {
+	return r.shape == ShapeObject && r.typ != TypeSession && r.typ != TypeLeaf &&
+		r.id.IsID() && r.parent.StrOrNull()
+}
+
+// loader holds the state of one Load.
+type loader struct {
+	recs      []record
+	ids       *arena
+	lines     int
+	malformed int
+	ids0      int // counter for ids the migrations generate
+	migrated  bool
+	header    int // record index of the header (partition's), -1 none
+}
+
+// Transcript is a loaded session file as OpenClaw 2026.9.6 holds it for
+// replay (parseSessionEntries, migrateSessionEntries, then
+// SessionManager.fromEntries): every line JSON.parse accepted, migrated,
+// partitioned into entries and opaque records, and navigated.
+type Transcript struct {
+	recs []record
+	tree *Tree
+	// Lines is the number of physical lines; MalformedLines those that
+	// were not blank and that JSON.parse rejected (OpenClaw skips them).
+	Lines, MalformedLines int
+	// Migrated reports that OpenClaw treated the file as a v1/v2 session
+	// (no header, or header version < 3) and migrated it.
+	Migrated bool
+	header   int
+}
+
+// Tree returns the navigation tree; node i is the i-th parsed line.
+func (t *Transcript) Tree() *Tree { return t.tree }
+
+// Load reads a transcript the way OpenClaw's replay loads it. It keeps only
+// envelopes (no message is decoded); [Transcript.Context] reads the lines
+// it needs again. A *[LoaderError] reports a file OpenClaw itself throws on.
+func Load(r io.Reader) (*Transcript, error) {
+	l := loader{ids: newArena(64 << 10), header: -1}
+	if err := l.read(r); err != nil {
+		return nil, err
+	}
+	if err := l.migrateLoaded(); err != nil {
+		return nil, err
+	}
+	l.partition()
+	l.migrateFileEntries()
+	t := &Transcript{recs: l.recs, Lines: l.lines, MalformedLines: l.malformed, Migrated: l.migrated, header: l.header}
+	t.tree = l.navigate()
+	return t, nil
+}
+
+// read is parseSessionEntries: the file is trimmed as a whole (so the first
+// line loses leading and the last line trailing JavaScript whitespace, a
+// byte order mark included), split on "\n", blank lines are skipped and the
+// others go through JSON.parse; failures are counted.
+func (l *loader) read(r io.Reader) error {
+	rd := jsonl.NewReader(r)
+	var pending *record // a last-line candidate that parses only once trimmed
+	first := true
+	for {
+		line, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading line %d: %w", l.lines+1, err)
+		}
+		l.lines = line.Num
+		if line.Blank {
+			continue
+		}
+		if pending != nil { // it was not the last line after all
+			pending = nil
+			l.malformed++
+		}
+		b, off := line.Bytes, line.Offset
+		if first {
+			k := leadingJSSpace(b)
+			b, off, first = b[k:], off+int64(k), false
+		}
+		if jsonl.Valid(b) {
+			l.recs = append(l.recs, l.record(b, off, line.Num))
+			continue
+		}
+		if k := trailingJSSpace(b); k > 0 && jsonl.Valid(b[:len(b)-k]) {
+			rec := l.record(b[:len(b)-k], off, line.Num)
+			pending = &rec
+			continue
+		}
+		l.malformed++
+	}
+	if pending != nil {
+		l.recs = append(l.recs, *pending)
+	}
+	return nil
+}
+
+// record scans one valid line.
+func (l *loader) record(b []byte, off int64, num int) record {
+	e := scanEnvelope(b, l.ids)
+	r := record{off: off, n: int32(len(b)), line: int32(num), typ: e.Type, shape: e.Shape,
+		role: e.role, id: e.ID, parent: e.ParentID}
+	set := func(f recFlags, on bool) {
+		if on {
+			r.flags |= f
+		}
+	}
+	set(fTimestampOK, e.Timestamp == RefAbsent || e.Timestamp == RefString)
+	set(fSide, e.Side)
+	set(fAppendMode, e.AppendModeSet)
+	set(fFieldsOK, e.FieldsOK)
+	set(fMsgOKHook, e.MessageOKAfterHookMigration)
+	set(fLegacy, e.LegacyReadable)
+	set(fLegacyHook, e.LegacyReadableAfterHookMigration)
+	set(fSnapshot, e.ModelSnapshot)
+	set(fBoundaryOK, e.boundaryOK)
+	if e.TargetID.State != RefAbsent || e.AppendParentID.State != RefAbsent || e.FirstKeptID.State != RefAbsent ||
+		e.HasFirstKeptIndex || e.Version != nil {
+		r.x = &recExtra{target: e.TargetID, appendParent: e.AppendParentID, firstKept: e.FirstKeptID,
+			firstKeptIndex: e.FirstKeptIndex, hasFirstKeptIndex: e.HasFirstKeptIndex, version: e.Version}
+	}
+	if e.Shape == ShapePrimitive {
+		r.extra().primitive = string(b)
+	}
+	return r
+}
+
+// leadingJSSpace counts the bytes of leading JavaScript whitespace.
+func leadingJSSpace(b []byte) int {
+	i := 0
+	for i < len(b) {
+		c, n := utf8.DecodeRune(b[i:])
+		if !jsonl.IsJSSpace(c) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// trailingJSSpace counts the bytes of trailing JavaScript whitespace.
+func trailingJSSpace(b []byte) int {
+	end := len(b)
+	for end > 0 {
+		c, n := utf8.DecodeLastRune(b[:end])
+		if !jsonl.IsJSSpace(c) {
+			break
+		}
+		end -= n
+	}
+	return len(b) - end
+}
+
+// newID returns an id for an entry a migration numbers. OpenClaw draws a
+// random UUID; these are deterministic and UUID-shaped.
+func (l *loader) newID() string {
+	l.ids0++
+	return fmt.Sprintf("00000000-0000-4000-8000-%012x", l.ids0)
+}
+
+// migrateLoaded is migrateSessionEntries on every parsed line: the header is
+// the first line whose type is "session"; below version 3 the migration
+// runs, and JavaScript's property accesses on null (and, below version 2,
+// property writes on numbers, strings and booleans) throw.
+func (l *loader) migrateLoaded() error {
+	h := -1
+	for i := range l.recs {
+		r := &l.recs[i]
+		if r.shape == ShapeNull {
+			return nullError(r)
+		}
+		if r.shape == ShapeObject && r.typ == TypeSession {
+			h = i
+			break
+		}
+	}
+	version := 1.0
+	if h >= 0 {
+		version = versionNumber(l.recs[h].extraVersion())
+	}
+	if version >= 3 || !(version < 3) { // NaN: the loop touches nothing
+		return nil
+	}
+	for i := range l.recs {
+		r := &l.recs[i]
+		if r.shape == ShapeNull {
+			return nullError(r)
+		}
+		if version < 2 && r.shape == ShapePrimitive {
+			return &LoaderError{Line: int(r.line), Msg: primitiveWriteError(r.x.primitive)}
+		}
+	}
+	l.renumber(version, func(idx int) *record {
+		if idx >= 0 && idx < len(l.recs) {
+			return &l.recs[idx]
+		}
+		return nil
+	}, func(r *record) bool { return true })
+	return nil
+}
+
+// extraVersion is a header's raw version text.
+func (r *record) extraVersion() []byte {
+	if r.x == nil {
+		return nil
+	}
+	return r.x.version
+}
+
+// renumber is migrateToCurrentVersion's loop over entries selected by in:
+// below version 2 every non-header entry gets a new id and the previous
+// entry as parent, and a compaction's firstKeptEntryIndex becomes the id of
+// the entry at that index (byIndex); below version 3 role hookMessage
+// becomes custom, and headers get version 3.
+func (l *loader) renumber(version float64, byIndex func(int) *record, in func(*record) bool) {
+	prev := Null
+	for i := range l.recs {
+		r := &l.recs[i]
+		if !in(r) {
+			continue
+		}
+		isHeader := r.shape == ShapeObject && r.typ == TypeSession
+		if version < 2 && !isHeader {
+			r.id, r.parent = Str(l.newID()), prev
+			prev = r.id
+			if r.typ == TypeCompaction && r.x != nil && r.x.hasFirstKeptIndex {
+				if id, ok := l.firstKeptFromIndex(r.x.firstKeptIndex, byIndex); ok {
+					r.x.firstKept = id
+				}
+				r.x.hasFirstKeptIndex = false
+			}
+		}
+		if version < 3 {
+			if isHeader {
+				r.extra().version = []byte("3")
+			} else if r.typ == TypeMessage && r.role == roleHook {
+				r.flags |= fHookMigrated
+			}
+		}
+	}
+}
+
+// firstKeptFromIndex resolves a v1 firstKeptEntryIndex: the id of the
+// entry at that position, when it is there, is not a header and has a
+// truthy id.
+func (l *loader) firstKeptFromIndex(text string, byIndex func(int) *record) (Ref, bool) {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
+		return Ref{}, false
+	}
+	t := byIndex(int(f))
+	if t == nil || t.shape == ShapeNull || t.shape == ShapeObject && t.typ == TypeSession {
+		return Ref{}, false
+	}
+	switch {
+	case t.id.State == RefString && t.id.ID != "":
+		return t.id, true
+	case t.id.State == RefOther: // a truthy non-string id is copied; the schema then rejects it
+		return Ref{State: RefOther}, true
+	}
+	return Ref{}, false
+}
+
+// nullError is the TypeError of reading a property of a null line.
+func nullError(r *record) error {
+	return &LoaderError{Line: int(r.line), Msg: "TypeError: Cannot read properties of null (reading 'type')"}
+}
+
+// primitiveWriteError is the strict-mode TypeError of giving a primitive an id.
+func primitiveWriteError(text string) string {
+	kind := "number"
+	switch {
+	case text == "true" || text == "false":
+		kind = "boolean"
+	case len(text) > 0 && text[0] == '"':
+		kind = "string"
+		if v, err := jsonl.Parse([]byte(text)); err == nil {
+			text = v.StrOr("")
+		}
+	default:
+		if v, err := jsonl.Parse([]byte(text)); err == nil {
+			text = string(jsonl.AppendJSON(nil, &v))
+		}
+	}
+	return fmt.Sprintf("TypeError: Cannot create property 'id' on %s '%s'", kind, text)
+}
+
+// partition is partitionSessionFileEntries: the header is the first
+// "session" object with a string id; entries the schemas accept are file
+// entries, every other line an opaque record.
+func (l *loader) partition() {
+	for i := range l.recs {
+		r := &l.recs[i]
+		if r.shape == ShapeObject && r.typ == TypeSession && r.id.State == RefString {
+			l.header = i
+			break
+		}
+	}
+	source := 1.0
+	if l.header >= 0 {
+		source = versionNumber(l.recs[l.header].extraVersion())
+	}
+	for i := range l.recs {
+		r := &l.recs[i]
+		if i == l.header || source < 3 && r.legacyReadable() || r.indexed() {
+			r.flags |= fRecognized
+		}
+	}
+}
+
+// migrateFileEntries is SessionManager's own migrateToCurrentVersion over
+// the file entries, which runs again when the partition found no header
+// (or one below version 3): ids are drawn a second time.
+func (l *loader) migrateFileEntries() {
+	version := 1.0
+	if l.header >= 0 {
+		version = versionNumber(l.recs[l.header].extraVersion())
+	}
+	if version >= 3 {
+		return
+	}
+	l.migrated = true
+	l.renumber(version, func(idx int) *record {
+		if idx >= 0 && idx < len(l.recs) && l.recs[idx].has(fRecognized) {
+			return &l.recs[idx]
+		}
+		return nil
+	}, func(r *record) bool { return r.has(fRecognized) })
+}
+
+// navigate is buildIndex: every line, in file order, becomes a tree node
+// (node i = record i).
+func (l *loader) navigate() *Tree {
+	t := NewTree(len(l.recs))
+	for i := range l.recs {
+		r := &l.recs[i]
+		n := Node{Line: int(r.line), Type: r.typ, ID: r.id.ID, ParentID: r.parent}
+		switch {
+		case i == l.header:
+		case r.has(fRecognized):
+			if l.migrated && !r.indexed() {
+				break // SessionManager skips migrated entries the codec rejects
+			}
+			r.flags |= fIndexed
+			n.Kind, n.Side = NodeEntry, r.has(fSide)
+			if r.x != nil {
+				n.TargetID, n.FirstKeptID = r.x.target, r.x.firstKept
+			}
+		case r.leafRow():
+			n.Kind, n.TargetID, n.AppendParentID = NodeLeaf, r.x.target, r.x.appendParent
+		case r.parentLinked():
+			n.Kind = NodeLink
+		}
+		if n.Kind == NodeInert {
+			n.ID, n.ParentID = "", Ref{}
+		}
+		t.Add(n)
+	}
+	return t
+}

@@ -1,0 +1,546 @@
+package session
+
+// NodeKind says how a line takes part in navigation.
+type NodeKind uint8
+
+// Node kinds.
+const (
+	// NodeInert takes no part: the header, malformed shapes, non-objects,
+	// opaque records without a usable id and parentId.
+	NodeInert NodeKind = iota
+	// NodeEntry is a canonical entry the entry codec accepts: it is indexed
+	// by id and, unless it is a side entry, becomes the leaf.
+	NodeEntry
+	// NodeLeaf is a leaf control row (type "leaf" with id, parentId and
+	// targetId of the right types).
+	NodeLeaf
+	// NodeLink is any other record with a non-empty string id and a string
+	// or null parentId: it moves only the append cursor.
+	NodeLink
+)
+
+// Node is the navigation envelope of one line, all [Tree] needs: about 64
+// bytes per line once added, so a caller can stream huge files.
+type Node struct {
+	Line     int // physical line number, for reports
+	Kind     NodeKind
+	Type     EntryType
+	ID       string
+	ParentID Ref  // RefAbsent: a legacy entry without parentId (linked to the leaf)
+	Side     bool // appendMode "side" on a canonical entry
+	// TargetID: a label's targetId or a leaf row's targetId.
+	TargetID Ref
+	// AppendParentID: a leaf row's appendParentId (RefAbsent = targetId).
+	AppendParentID Ref
+	// FirstKeptID: a compaction's or reset's firstKeptEntryId.
+	FirstKeptID Ref
+}
+
+// nid is a JavaScript value that is a string or null.
+type nid struct {
+	s  string
+	ok bool // false: null
+}
+
+func some(s string) nid { return nid{s: s, ok: true} }
+
+var none = nid{}
+
+// truthy is JavaScript truthiness: null and "" are falsy.
+func (n nid) truthy() bool { return n.ok && n.s != "" }
+
+func nidOf(r Ref) nid {
+	if r.State == RefString {
+		return some(r.ID)
+	}
+	return none
+}
+
+// node is a stored Node.
+type node struct {
+	id, parent  string
+	line        int32
+	prevLeaf    int32 // node index of the leaf when this node was added, -1 = none
+	kind        NodeKind
+	typ         EntryType
+	parentState RefState
+	side        bool
+}
+
+// nodeExtra holds the rarely present references of a node.
+type nodeExtra struct {
+	target, appendParent, firstKept Ref
+}
+
+// opaqueRef is an opaque parent link: the parent, and the node that set it.
+type opaqueRef struct {
+	parent nid
+	node   int32
+}
+
+// Tree replays OpenClaw's session navigation (2026.9.6
+// SessionEntryNavigation, used by SessionManager for replay) over nodes
+// added in file order, and answers what the active leaf and branch are.
+//
+// Rules, as OpenClaw applies them:
+//   - A canonical entry is indexed by id (a later duplicate replaces the
+//     earlier one) and becomes the leaf unless it is a side entry; either
+//     way it becomes the append cursor.
+//   - A canonical entry without parentId, or whose parentId is the append
+//     cursor while the leaf differs, is logically re-parented onto the
+//     leaf; after a reset, so is any non-side entry whose parent lies
+//     outside the reset's subtree.
+//   - A label whose target is unknown is not indexed (it only records a
+//     parent link).
+//   - A leaf row selects its target as leaf and appendParentId (default:
+//     the target) as cursor; a row naming unknown ids is invalid and only
+//     records a parent link.
+//   - Other records with id and parentId only move the append cursor.
+type Tree struct {
+	nodes  []node
+	extras map[int32]*nodeExtra
+
+	byID           map[string]int32
+	opaqueParents  map[string]opaqueRef
+	logicalParents map[string]nid
+	invalidLeaf    map[string]struct{}
+	resetDesc      map[string]struct{}
+	latestReset    bool
+	leaf           nid
+	appendParent   nid
+	dups           []Duplicate
+}
+
+// Duplicate is an id used by two lines; the later one wins.
+type Duplicate struct {
+	ID                  string
+	FirstLine, LastLine int
+}
+
+// NewTree returns an empty tree; sizeHint is the expected number of nodes.
+func NewTree(sizeHint int) *Tree {
+	return &Tree{
+		nodes:          make([]node, 0, sizeHint),
+		extras:         map[int32]*nodeExtra{},
+		byID:           make(map[string]int32, sizeHint),
+		opaqueParents:  map[string]opaqueRef{},
+		logicalParents: map[string]nid{},
+		invalidLeaf:    map[string]struct{}{},
+		resetDesc:      map[string]struct{}{},
+	}
+}
+
+// Len is the number of nodes added.
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// Node returns the i-th added node.
+func (t *Tree) Node(i int) Node {
+	n := &t.nodes[i]
+	out := Node{Line: int(n.line), Kind: n.kind, Type: n.typ, ID: n.id,
+		ParentID: Ref{ID: n.parent, State: n.parentState}, Side: n.side}
+	if x := t.extras[int32(i)]; x != nil {
+		out.TargetID, out.AppendParentID, out.FirstKeptID = x.target, x.appendParent, x.firstKept
+	}
+	return out
+}
+
+// Add adds the next node in file order and returns its index.
+func (t *Tree) Add(n Node) int {
+	idx := int32(len(t.nodes))
+	prev := int32(-1)
+	if i, ok := t.leafIndex(); ok {
+		prev = int32(i)
+	}
+	t.nodes = append(t.nodes, node{id: n.ID, parent: n.ParentID.ID, line: int32(n.Line), prevLeaf: prev,
+		kind: n.Kind, typ: n.Type, parentState: n.ParentID.State, side: n.Side})
+	if n.TargetID.State != RefAbsent || n.AppendParentID.State != RefAbsent || n.FirstKeptID.State != RefAbsent {
+		t.extras[idx] = &nodeExtra{target: n.TargetID, appendParent: n.AppendParentID, firstKept: n.FirstKeptID}
+	}
+	switch n.Kind {
+	case NodeEntry:
+		t.addEntry(idx, &n)
+	case NodeLeaf:
+		t.addLeafRow(idx, &n)
+	case NodeLink:
+		t.noteDuplicate(idx, n.ID)
+		parent := nidOf(n.ParentID)
+		t.opaqueParents[n.ID] = opaqueRef{parent: parent, node: idx}
+		if t.latestReset && parent.ok && t.inReset(parent.s) {
+			t.resetDesc[n.ID] = struct{}{}
+		}
+		t.appendParent = some(n.ID)
+	}
+	return int(idx)
+}
+
+// addEntry is appendCanonicalNavigationEntry.
+func (t *Tree) addEntry(idx int32, n *Node) {
+	if n.Type == TypeLabel && !t.has(n.TargetID) {
+		t.noteDuplicate(idx, n.ID)
+		t.opaqueParents[n.ID] = opaqueRef{parent: t.canonicalParent(nidOf(n.ParentID)), node: idx}
+		return
+	}
+	if t.reparentsOntoLeaf(n) {
+		t.logicalParents[n.ID] = t.leaf
+	}
+	t.noteDuplicate(idx, n.ID)
+	t.byID[n.ID] = idx
+	if n.Type == TypeReset {
+		t.latestReset = true
+		clear(t.resetDesc)
+		t.resetDesc[n.ID] = struct{}{}
+	} else if t.latestReset {
+		logical := nidOf(n.ParentID)
+		if lp, ok := t.logicalParents[n.ID]; ok {
+			logical = lp
+		}
+		if logical.ok && t.inReset(logical.s) {
+			t.resetDesc[n.ID] = struct{}{}
+		}
+	}
+	t.appendParent = some(n.ID)
+	if !n.Side {
+		t.leaf = some(n.ID)
+	}
+}
+
+// reparentsOntoLeaf decides whether the entry's logical parent is the leaf.
+func (t *Tree) reparentsOntoLeaf(n *Node) bool {
+	parent := nidOf(n.ParentID)
+	switch {
+	case n.ParentID.State == RefAbsent:
+		return true
+	case t.latestReset && !n.Side && (!parent.ok || !t.inReset(parent.s)):
+		return true
+	}
+	return !n.Side && parent == t.appendParent && t.leaf != t.appendParent
+}
+
+// addLeafRow is appendOpaqueNavigationRecord for a leaf control row.
+func (t *Tree) addLeafRow(idx int32, n *Node) {
+	t.noteDuplicate(idx, n.ID)
+	if !t.knownLeafRef(n.TargetID) || n.AppendParentID.State != RefAbsent && !t.knownLeafRef(n.AppendParentID) {
+		t.invalidLeaf[n.ID] = struct{}{}
+		t.opaqueParents[n.ID] = opaqueRef{parent: t.opaqueAppendParent(nidOf(n.ParentID)), node: idx}
+		return
+	}
+	leaf := t.leafTarget(nidOf(n.TargetID))
+	cursor := leaf
+	if n.AppendParentID.State != RefAbsent {
+		cursor = t.opaqueAppendParent(nidOf(n.AppendParentID))
+	}
+	if t.latestReset && (!leaf.ok || !t.inReset(leaf.s)) {
+		leaf, cursor = t.leaf, t.leaf // a reset keeps the active window
+	}
+	t.opaqueParents[n.ID] = opaqueRef{parent: leaf, node: idx}
+	if t.latestReset && leaf.ok && t.inReset(leaf.s) {
+		t.resetDesc[n.ID] = struct{}{}
+	}
+	t.leaf, t.appendParent = leaf, cursor
+}
+
+func (t *Tree) inReset(id string) bool { _, ok := t.resetDesc[id]; return ok }
+
+// has reports a string reference to an indexed entry.
+func (t *Tree) has(r Ref) bool {
+	if r.State != RefString {
+		return false
+	}
+	_, ok := t.byID[r.ID]
+	return ok
+}
+
+// knownLeafRef is resolveOpaqueLeafControl's isKnownReference.
+func (t *Tree) knownLeafRef(r Ref) bool {
+	if r.State == RefNull {
+		return true
+	}
+	if _, ok := t.byID[r.ID]; ok {
+		return true
+	}
+	_, opaque := t.opaqueParents[r.ID]
+	_, invalid := t.invalidLeaf[r.ID]
+	return opaque && !invalid
+}
+
+// leafTarget is resolveOpaqueLeafTargetId.
+func (t *Tree) leafTarget(id nid) nid {
+	if !id.ok {
+		return id
+	}
+	if _, ok := t.byID[id.s]; ok {
+		return id
+	}
+	return t.canonicalParent(id)
+}
+
+// opaqueAppendParent is resolveOpaqueAppendParentId.
+func (t *Tree) opaqueAppendParent(id nid) nid {
+	if !id.ok {
+		return id
+	}
+	if _, ok := t.byID[id.s]; ok {
+		return id
+	}
+	if _, ok := t.opaqueParents[id.s]; ok {
+		return id
+	}
+	return t.canonicalParent(id)
+}
+
+// canonicalParent is resolveSessionCanonicalParentId: follow opaque links
+// up to an indexed entry; a cycle or a dead end gives null.
+func (t *Tree) canonicalParent(id nid) nid {
+	var seen map[string]struct{}
+	cur := id
+	for cur.truthy() {
+		if _, ok := t.byID[cur.s]; ok {
+			break
+		}
+		if _, loop := seen[cur.s]; loop {
+			return none
+		}
+		if seen == nil {
+			seen = map[string]struct{}{}
+		}
+		seen[cur.s] = struct{}{}
+		cur = t.opaqueParents[cur.s].parent
+	}
+	return cur
+}
+
+func (t *Tree) noteDuplicate(idx int32, id string) {
+	first := int32(-1)
+	if i, ok := t.byID[id]; ok {
+		first = i
+	} else if o, ok := t.opaqueParents[id]; ok {
+		first = o.node
+	}
+	if first >= 0 {
+		t.dups = append(t.dups, Duplicate{ID: id, FirstLine: int(t.nodes[first].line), LastLine: int(t.nodes[idx].line)})
+	}
+}
+
+// Duplicates lists the ids that two navigating lines share, in file order
+// of the later line.
+func (t *Tree) Duplicates() []Duplicate { return t.dups }
+
+// leafIndex is the node of the current leaf.
+func (t *Tree) leafIndex() (int, bool) {
+	if !t.leaf.ok {
+		return 0, false
+	}
+	i, ok := t.byID[t.leaf.s]
+	return int(i), ok
+}
+
+// Leaf returns the node index of the active leaf; false when the session
+// has no leaf (no entries, or a leaf row selected null).
+func (t *Tree) Leaf() (int, bool) { return t.leafIndex() }
+
+// entryParent is normalizeEntryParent's parent: the logical parent when the
+// entry was re-parented, else the canonical parent, never the entry itself.
+func (t *Tree) entryParent(i int32) nid {
+	p := t.resolvedParent(i)
+	if p.ok && p.s == t.nodes[i].id {
+		return none
+	}
+	return p
+}
+
+// resolvedParent is resolveEntryParentId.
+func (t *Tree) resolvedParent(i int32) nid {
+	n := &t.nodes[i]
+	if lp, ok := t.logicalParents[n.id]; ok {
+		return lp
+	}
+	return t.canonicalParent(nid{s: n.parent, ok: n.parentState == RefString})
+}
+
+// Path is a branch: indexed entries from the root to the leaf.
+type Path struct {
+	Nodes []int // node indices, root first
+	// Parents[i] is the parent Nodes[i] has on the path (its logical or
+	// canonical parent): Parents[0] is "" for a root.
+	Parents []string
+	// MissingID is the id the walk looked for and found nowhere (the
+	// branch was cut there), "" when it ended at a root.
+	MissingID string
+	// Cycle reports that the walk met an id twice and stopped.
+	Cycle bool
+}
+
+// Branch is getBranch(): the path from the active leaf to its root.
+func (t *Tree) Branch() Path {
+	if !t.leaf.ok {
+		return Path{}
+	}
+	return t.BranchFrom(t.leaf.s)
+}
+
+// BranchFrom walks from id to its root. Unknown ids met on the way end the
+// walk (the reachable suffix is kept); a repeated id ends it too.
+func (t *Tree) BranchFrom(id string) Path {
+	var p Path
+	seen := map[string]struct{}{}
+	cur := some(id)
+	for cur.truthy() {
+		if _, loop := seen[cur.s]; loop {
+			p.Cycle = true
+			break
+		}
+		seen[cur.s] = struct{}{}
+		if i, ok := t.byID[cur.s]; ok {
+			parent := t.entryParent(i)
+			p.Nodes = append(p.Nodes, int(i))
+			p.Parents = append(p.Parents, parent.s)
+			cur = parent
+			continue
+		}
+		o, ok := t.opaqueParents[cur.s]
+		if !ok {
+			p.MissingID = cur.s
+			break
+		}
+		cur = o.parent
+	}
+	for i, j := 0, len(p.Nodes)-1; i < j; i, j = i+1, j-1 {
+		p.Nodes[i], p.Nodes[j] = p.Nodes[j], p.Nodes[i]
+		p.Parents[i], p.Parents[j] = p.Parents[j], p.Parents[i]
+	}
+	return p
+}
+
+// MissingParent is a navigating line whose parentId names no line.
+type MissingParent struct {
+	Node     int
+	Line     int
+	ParentID string
+}
+
+// MissingParents lists lines whose string parentId is neither an indexed
+// entry nor an opaque record, in file order.
+func (t *Tree) MissingParents() []MissingParent {
+	var out []MissingParent
+	for i := range t.nodes {
+		n := &t.nodes[i]
+		if n.kind == NodeInert || n.parentState != RefString || n.parent == "" {
+			continue
+		}
+		if _, ok := t.byID[n.parent]; ok {
+			continue
+		}
+		if _, ok := t.opaqueParents[n.parent]; ok {
+			continue
+		}
+		out = append(out, MissingParent{Node: i, Line: int(n.line), ParentID: n.parent})
+	}
+	return out
+}
+
+// Cut describes how a missing parent shortens the active branch.
+type Cut struct {
+	MissingID string
+	// FirstLine is the line of the first entry of the cut branch.
+	FirstLine int
+	// Lost counts the entries of the branch that was active just before
+	// that first entry was appended: the history its missing parent most
+	// likely led back to, which the active branch no longer reaches.
+	Lost int
+}
+
+// BranchCut reports whether the active branch ends at a missing parent, and
+// what that costs.
+func (t *Tree) BranchCut() (Cut, bool) {
+	p := t.Branch()
+	if p.MissingID == "" || len(p.Nodes) == 0 {
+		return Cut{}, false
+	}
+	first := &t.nodes[p.Nodes[0]]
+	c := Cut{MissingID: p.MissingID, FirstLine: int(first.line)}
+	if first.prevLeaf >= 0 {
+		c.Lost = len(t.BranchFrom(t.nodes[first.prevLeaf].id).Nodes)
+	}
+	return c, true
+}
+
+// firstKept returns the node's firstKeptEntryId reference.
+func (t *Tree) firstKept(i int32) Ref {
+	if x := t.extras[i]; x != nil {
+		return x.firstKept
+	}
+	return Ref{}
+}
+
+// resolveFirstKept is SessionManager.normalizeEntryParent's treatment of a
+// compaction or reset whose firstKeptEntryId names an opaque record: the
+// id moves to the canonical entry that record stands for
+// (resolveOpaqueSessionFirstKeptEntryId). parent is the boundary's parent
+// on the path.
+func (t *Tree) resolveFirstKept(i int32, parent nid) (string, bool) {
+	fk := t.firstKept(i)
+	if fk.State != RefString {
+		return fk.ID, false
+	}
+	if _, ok := t.byID[fk.ID]; ok {
+		return fk.ID, true
+	}
+	if _, ok := t.opaqueParents[fk.ID]; !ok {
+		return fk.ID, true
+	}
+	if r := t.opaqueFirstKept(fk.ID, parent, t.resolvedParent(i)); r.truthy() && r.s != fk.ID {
+		return r.s, true
+	}
+	return fk.ID, true
+}
+
+// opaqueFirstKept is resolveOpaqueSessionFirstKeptEntryId.
+func (t *Tree) opaqueFirstKept(firstKept string, parent, fallback nid) nid {
+	if p := t.canonicalParent(some(firstKept)); p.ok {
+		return p
+	}
+	seen := map[string]struct{}{}
+	var descendant nid
+	for cur := parent; cur.truthy(); {
+		if _, loop := seen[cur.s]; loop {
+			break
+		}
+		if cur.s == firstKept {
+			if descendant.ok {
+				return descendant
+			}
+			break
+		}
+		seen[cur.s] = struct{}{}
+		if i, ok := t.byID[cur.s]; ok {
+			descendant = cur
+			n := &t.nodes[i]
+			cur = nid{s: n.parent, ok: n.parentState == RefString}
+		} else {
+			cur = t.opaqueParents[cur.s].parent
+		}
+	}
+	for i := range t.nodes {
+		n := &t.nodes[i]
+		if n.kind != NodeEntry {
+			continue // OpenClaw scans every entry the codec accepts, in file order
+		}
+		ancestors := map[string]struct{}{}
+		cur := nid{s: n.parent, ok: n.parentState == RefString}
+		for cur.truthy() {
+			o, ok := t.opaqueParents[cur.s]
+			if !ok {
+				break
+			}
+			if _, loop := ancestors[cur.s]; loop {
+				break
+			}
+			if cur.s == firstKept {
+				return some(n.id)
+			}
+			ancestors[cur.s] = struct{}{}
+			cur = o.parent
+		}
+	}
+	return fallback
+}
