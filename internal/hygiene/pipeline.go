@@ -2,6 +2,7 @@ package hygiene
 
 import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
 // Replay runs OpenClaw 2026.9.6's replay hygiene over the context messages
@@ -92,4 +93,26 @@ func cloneMessages(msgs []Message) []Message {
 		out[i] = Message{V: jsonl.Value.Clone(m.V), Line: m.Line, EntryID: m.EntryID}
 	}
 	return out
+}
+
+// ReplayContext replays the context of a session's active branch for
+// r.Target: it applies the branch's model-snapshot state (step 2), then
+// runs [Replay] over the context messages. ctx is not modified.
+func ReplayContext(r *Run, ctx *session.Context) ([]Message, error) {
+	msgs := make([]Message, len(ctx.Messages))
+	for i, cm := range ctx.Messages {
+		msgs[i] = Message{V: cm.V, Line: cm.Line, EntryID: cm.EntryID}
+	}
+	ApplyModelSnapshot(r, ctx.ModelSnapshot, ctx.ModelSwitchTimestamp, ctx.HasModelSwitchTimestamp)
+	return Replay(r, msgs)
+}
+
+// ReplayChanges replays ctx for t and returns what the replay would change,
+// for `check --provider`: every rewrite as a Change, and OpenClaw's refusal
+// to replay (the Responses invariant) as a Change with Rejects set. The
+// messages themselves are discarded.
+func ReplayChanges(t Target, ctx *session.Context) []Change {
+	r := NewRun(t)
+	_, _ = ReplayContext(r, ctx) // a refusal is recorded in r.Changes
+	return r.Changes
 }
