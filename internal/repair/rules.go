@@ -78,11 +78,11 @@ func isStructurallyInvalidMessage(v *jsonl.Value) bool {
 	return !ok || jsonl.IsBlankJS(role)
 }
 
-// isEmptyAssistantErrorTurn is rule #3: an assistant message with an empty
-// content array and stopReason exactly "error".
+// isEmptyAssistantErrorTurn is rule #3: a message entry whose assistant
+// message has an empty content array and stopReason exactly "error".
 func isEmptyAssistantErrorTurn(v *jsonl.Value) bool {
 	m := v.Get("message")
-	if !m.IsObject() || !isString(m.Get("role"), session.RoleAssistant) {
+	if !isMessageEntry(v) || !m.IsObject() || !isString(m.Get("role"), session.RoleAssistant) {
 		return false
 	}
 	c := m.Get("content")

@@ -1,0 +1,71 @@
+package repair
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+)
+
+// FuzzRepair checks, for any input: the repair never panics; it agrees
+// with the in-memory transcription of OpenClaw's code (so a line OpenClaw
+// keeps is never dropped, and the fast path never keeps a line a rule
+// changes); and repairing its own output changes nothing. Seeds: the
+// conformance cases.
+func FuzzRepair(f *testing.F) {
+	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	for _, c := range cases {
+		if data, err := os.ReadFile(c); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(header + "\n" + `{"type":"message","message":{"role":"user","content":[{"type":"image","data":"SGVsbG8=","mimeType":"image/png"}]}}`))
+	f.Fuzz(func(t *testing.T, input []byte) {
+		checkLineVerdicts(t, input)
+		checkAgainstReference(t, input)
+		plan, _ := Analyze(bytes.NewReader(input), nil)
+		if !plan.NeedsRewrite() {
+			return
+		}
+		var out bytes.Buffer
+		if err := WriteRepaired(&out, bytes.NewReader(input), &plan, oracleClock, oracleUUIDs()); err != nil {
+			t.Fatal(err)
+		}
+		again, _ := Analyze(bytes.NewReader(out.Bytes()), nil)
+		if again.NeedsRewrite() || again.Reason != "" {
+			t.Fatalf("repairing the output again: reason %q, counts %+v\n%s", again.Reason, again.Counts, out.Bytes())
+		}
+	})
+}
+
+// checkLineVerdicts compares the classifier's verdict on every line with a
+// full parse and the reference rules.
+func checkLineVerdicts(t *testing.T, input []byte) {
+	t.Helper()
+	c := NewClassifier()
+	rd := jsonl.NewReader(bytes.NewReader(input))
+	for {
+		l, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		got := c.Line(l)
+		want := Verdict{Line: l.Num}
+		switch v, err := jsonl.Parse(l.Bytes); {
+		case l.Blank:
+			want.Action = Blank
+		case err != nil:
+			want.Action, want.Rules = Drop, RuleMalformedLine
+		default:
+			res := classifyEntry(v)
+			want.Action, want.Rules, want.CorruptedImages = res.action, res.rules, res.images
+		}
+		if got.Action != want.Action || got.Rules != want.Rules || got.CorruptedImages != want.CorruptedImages {
+			t.Fatalf("line %d %q: got %v %v %d, want %v %v %d", l.Num, l.Bytes, got.Action, got.Rules, got.CorruptedImages, want.Action, want.Rules, want.CorruptedImages)
+		}
+	}
+}
