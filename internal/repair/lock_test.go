@@ -374,3 +374,34 @@ func TestParseJSDate(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLockBody feeds arbitrary lock bodies and createdAt strings through
+// the reader and the verdict: no panics, reasons only from OpenClaw's set,
+// and the ISO strings OpenClaw writes always parse back to their instant.
+func FuzzLockBody(f *testing.F) {
+	f.Add([]byte(lockJSON(4242, "2026-05-02T14:07:31.204Z", 123)), "2026-05-02T14:07:31.204Z", int64(1777730851204))
+	f.Add([]byte(""), "", int64(0))
+	f.Add([]byte(`{"pid":1e3,"createdAt":7,"starttime":-1}`), "+275760-09-13T00:00:00Z", int64(-1))
+	f.Add([]byte(`[1,2]`), "2026-01-02 03:04:05.9999+0530", int64(253402300799999))
+	known := []string{StaleMissingPID, StaleDeadPID, StaleRecycledPID, StaleInvalidCreatedAt, StaleTooOld, StaleOrphanSelfPID}
+	f.Fuzz(func(t *testing.T, body []byte, createdAt string, ms int64) {
+		info := &LockInfo{raw: body}
+		readLockPayload(body, info)
+		judgeLock(info, LockOptions{})
+		for _, r := range info.StaleReasons {
+			if !slices.Contains(known, r) {
+				t.Fatalf("unknown stale reason %q", r)
+			}
+		}
+		if info.Stale != (len(info.StaleReasons) > 0) {
+			t.Fatalf("stale %v with reasons %v", info.Stale, info.StaleReasons)
+		}
+		_, _ = parseJSDate(createdAt)
+		if ms >= 0 && ms < 253402300800000 { // years 0–9999, where toISOString has four digits
+			at := time.UnixMilli(ms)
+			if got, ok := parseJSDate(jsISOString(at)); !ok || !got.Equal(at) {
+				t.Fatalf("parseJSDate(%q) = %v, %v; want %v", jsISOString(at), got, ok, at)
+			}
+		}
+	})
+}
