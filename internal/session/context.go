@@ -2,10 +2,13 @@ package session
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
@@ -196,9 +199,54 @@ func (b *contextBuilder) boundaryFirstKept() (string, bool) {
 	return b.t.tree.resolveFirstKept(int32(b.path.Nodes[i]), parent)
 }
 
-// read parses every wanted line, in file order, reading r sequentially
-// and skipping what is not wanted.
+// read parses every wanted line. Large reads are split into contiguous
+// parts parsed in parallel (parsing dominates the cost of a replay).
 func (b *contextBuilder) read(r io.ReaderAt) error {
+	parts := b.split(runtime.GOMAXPROCS(0))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[p] = b.readPart(r, parts[p])
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// minParallelBytes is the least input worth a second parsing goroutine.
+const minParallelBytes = 8 << 20
+
+// split cuts the sorted wanted list into at most n parts of similar byte
+// size, never between two entries for the same line.
+func (b *contextBuilder) split(n int) [][]wanted {
+	var total int64
+	for _, w := range b.want {
+		total += int64(b.t.recs[w.rec].n)
+	}
+	if n > 4 {
+		n = 4
+	}
+	if n <= 1 || total < minParallelBytes {
+		return [][]wanted{b.want}
+	}
+	var parts [][]wanted
+	start, acc := 0, int64(0)
+	for k, w := range b.want {
+		if acc >= total/int64(n) && len(parts) < n-1 && b.want[k-1].rec != w.rec {
+			parts = append(parts, b.want[start:k])
+			start, acc = k, 0
+		}
+		acc += int64(b.t.recs[w.rec].n)
+	}
+	return append(parts, b.want[start:])
+}
+
+// readPart parses the lines of one part, reading r sequentially and
+// skipping what is not wanted.
+func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
 	const gapSeek = 1 << 20 // beyond this gap, re-position instead of reading through
 	var (
 		br  *bufio.Reader
@@ -206,11 +254,10 @@ func (b *contextBuilder) read(r io.ReaderAt) error {
 		mem       = newArena(4 << 20)
 		buf []byte
 	)
-	for k, w := range b.want {
+	for k, w := range want {
 		rec := &b.t.recs[w.rec]
-		if k > 0 && b.want[k-1].rec == w.rec { // listed twice: parse once
-
-			*w.dst = *b.want[k-1].dst
+		if k > 0 && want[k-1].rec == w.rec { // listed twice: parse once
+			*w.dst = *want[k-1].dst
 			continue
 		}
 		if br == nil || rec.off < pos || rec.off-pos > gapSeek {

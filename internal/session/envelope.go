@@ -51,6 +51,27 @@ func ParseEntryType(name string) EntryType {
 	return TypeOther
 }
 
+// entryTypeOf maps a scanned type string without allocating.
+func entryTypeOf(t token) EntryType {
+	if t.escaped {
+		return ParseEntryType(t.slowText())
+	}
+	switch string(t.raw) {
+	case "message":
+		return TypeMessage
+	case "session":
+		return TypeSession
+	case "custom":
+		return TypeCustom
+	case "leaf":
+		return TypeLeaf
+	}
+	if !utf8.Valid(t.raw) {
+		return TypeOther
+	}
+	return ParseEntryType(string(t.raw))
+}
+
 // Shape is the JSON kind of a whole line.
 type Shape uint8
 
@@ -389,7 +410,7 @@ func refState(f field) RefState { return refIn(field{kind: f.kind}, nil).State }
 func (f *entryFields) fill(e *Envelope, a *arena) {
 	ref := func(f field) Ref { return refIn(f, a) }
 	if f.typ.kind == kString {
-		e.Type = ParseEntryType(f.typ.tok.text())
+		e.Type = entryTypeOf(f.typ.tok)
 	}
 	e.ID, e.ParentID = ref(f.id), ref(f.parentID)
 	e.Timestamp = refState(f.timestamp)
