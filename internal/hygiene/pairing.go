@@ -124,6 +124,7 @@ func classifyFrame(r *Run, msgs []Message, start, end int) *pairingFrame {
 	for i := start + 1; i < end; i++ {
 		m := msgs[i]
 		if !m.V.IsObject() {
+			r.Record("tool-result-pairing/non-object", &m, "message is %s, not an object: removed", m.V.Kind())
 			continue
 		}
 		if session.Role(&m.V) != session.RoleToolResult {
@@ -216,6 +217,7 @@ func assemblePairing(r *Run, msgs []Message, frames []*pairingFrame, opts pairin
 			m := msgs[cursor]
 			switch {
 			case !m.V.IsObject():
+				r.Record("tool-result-pairing/non-object", &m, "message is %s, not an object: removed", m.V.Kind())
 			case session.Role(&m.V) == session.RoleToolResult:
 				r.Record("tool-result-pairing/orphan", &m, "result for %s comes before any tool call: dropped", orUnknownID(session.ToolResultID(&m.V)))
 			default:

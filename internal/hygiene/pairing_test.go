@@ -1,8 +1,11 @@
 package hygiene
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
 // syntheticJSON is the synthetic result OpenClaw inserts for a call, at the
@@ -125,6 +128,7 @@ func TestRepairToolResultPairing(t *testing.T) {
 			name:  "non-object messages are dropped",
 			lines: []string{user, `null`, call1, `7`, result1},
 			want:  []string{user, call1, result1},
+			rules: []string{"tool-result-pairing/non-object", "tool-result-pairing/non-object"},
 		},
 	}
 	for _, tc := range tests {
@@ -203,5 +207,40 @@ func TestIsSyntheticMissingToolResult(t *testing.T) {
 		if got := isSyntheticMissingToolResult(&m.V); got != tc.want {
 			t.Errorf("isSyntheticMissingToolResult(%s) = %v, want %v", tc.msg, got, tc.want)
 		}
+	}
+}
+
+// BenchmarkToolCallRules runs the tool-call rules of a completions target
+// (input validation, pairing, strict9 ids) over 10,000 tool turns, every
+// fourth one missing a result and every tenth one answered after a user
+// message.
+func BenchmarkToolCallRules(b *testing.B) {
+	var lines []string
+	for k := 0; k < 10000; k++ {
+		id := fmt.Sprintf("call_%06d", k)
+		lines = append(lines, `{"role":"assistant","content":[{"type":"text","text":"step"},{"type":"toolCall","id":"`+id+`a","name":"read","arguments":{"path":"a"}},{"type":"toolCall","id":"`+id+`b","name":"exec","arguments":{"command":"ls"}}],"stopReason":"toolUse"}`)
+		if k%10 == 0 {
+			lines = append(lines, `{"role":"user","content":"queued"}`)
+		}
+		lines = append(lines, `{"role":"toolResult","toolCallId":"`+id+`a","toolName":"read","content":[{"type":"text","text":"ok"}]}`)
+		if k%4 != 0 {
+			lines = append(lines, `{"role":"toolResult","toolCallId":"`+id+`b","toolName":"exec","content":[{"type":"text","text":"ok"}]}`)
+		}
+	}
+	msgs := make([]Message, len(lines))
+	for k, l := range lines {
+		v, err := jsonl.ParseOwned([]byte(l))
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs[k] = Message{V: v, Line: k + 1}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r := toolTestRun(Target{Provider: "mistral", ModelAPI: "openai-completions"}, strictPolicy("strict9"))
+		out := sanitizeToolCallInputs(r, msgs)
+		out = repairToolResultPairing(r, out, pairingOptions{})
+		rewriteToolCallIDs(r, out)
 	}
 }

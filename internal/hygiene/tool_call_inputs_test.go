@@ -3,6 +3,9 @@ package hygiene
 import (
 	"strings"
 	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
 func TestSanitizeToolCallInputs(t *testing.T) {
@@ -196,4 +199,59 @@ func TestAllowsProviderOwnedThinkingReplay(t *testing.T) {
 			t.Errorf("%s/%s %+v: got %v, want %v", tc.provider, tc.api, tc.policy, got, tc.want)
 		}
 	}
+}
+
+// FuzzToolCallRules checks properties of the tool-call rules on arbitrary
+// message lists: no panic, the input is never modified, a change is
+// recorded exactly when the output differs, strict9 ids come out as 9
+// alphanumerics, and the Responses invariant can judge any output. Seeds
+// are the message lists of the conformance cases.
+func FuzzToolCallRules(f *testing.F) {
+	for _, seed := range conformanceMessageLists(f) {
+		f.Add(seed, "anthropic", "anthropic-messages", "strict")
+		f.Add(seed, "mistral", "openai-completions", "strict9")
+		f.Add(seed, "openai", "openai-responses", "")
+	}
+	f.Fuzz(func(t *testing.T, list []byte, provider, api, mode string) {
+		v, err := jsonl.ParseOwned(list)
+		if err != nil || !v.IsArray() {
+			return
+		}
+		var in []Message
+		for k, it := range v.Items() {
+			in = append(in, Message{V: it.Value, Line: k + 1})
+		}
+		policy := Policy{RepairToolUseResultPairing: true, SanitizeToolCallIDs: mode != "", ToolCallIDMode: mode,
+			ValidateAnthropicTurns: true, PreserveSignatures: true, PreserveNativeAnthropicToolUseIDs: true}
+		rules := map[string]func(*Run, []Message) []Message{
+			"inputs":    sanitizeToolCallInputs,
+			"pairing":   func(r *Run, m []Message) []Message { return repairToolResultPairing(r, m, pairingOptionsFor(api)) },
+			"ids":       rewriteToolCallIDs,
+			"responses": responsesReplay,
+		}
+		before := toolTestJSON(in)
+		for name, rule := range rules {
+			r := toolTestRun(Target{Provider: provider, ModelAPI: api}, policy)
+			r.ModelSwitched, r.ModelSwitchAt = true, 1773480430000
+			out := rule(r, in)
+			if toolTestJSON(in) != before {
+				t.Fatalf("%s modified its input", name)
+			}
+			if changed := toolTestJSON(out) != before; changed != (len(r.Changes) > 0) {
+				t.Fatalf("%s: output changed = %v, %d change(s) recorded", name, changed, len(r.Changes))
+			}
+			_ = responsesInvariant(out)
+		}
+		r := toolTestRun(Target{Provider: provider, ModelAPI: "openai-completions"}, strictPolicy("strict9"))
+		for _, m := range rewriteToolCallIDs(r, sanitizeToolCallInputs(r, in)) {
+			if session.Role(&m.V) != session.RoleAssistant {
+				continue
+			}
+			for _, c := range session.ToolCalls(&m.V) {
+				if len(c.ID) != strict9Len || keepASCIIAlnum(c.ID) != c.ID {
+					t.Fatalf("strict9 id %q", c.ID)
+				}
+			}
+		}
+	})
 }
