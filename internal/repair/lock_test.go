@@ -164,7 +164,7 @@ func TestLockVerdicts(t *testing.T) {
 		{"dead pid", lockJSON(dead, iso(-time.Minute), nil), now, false, []string{StaleDeadPID}, true},
 		{"recycled pid", lockJSON(live, iso(-time.Minute), liveStart+1), now, true, []string{StaleRecycledPID}, true},
 		{"too old", lockJSON(live, iso(-31*time.Minute), nil), now, false, []string{StaleTooOld}, true},
-		{"exactly 30 minutes is not too old", lockJSON(live, iso(-30*time.Minute+time.Second), nil), now, false, nil, false},
+		{"29 minutes is not too old", lockJSON(live, iso(-29*time.Minute), nil), now, false, nil, false},
 		{"invalid createdAt, fresh file", lockJSON(live, "yesterday", nil), now, false, []string{StaleInvalidCreatedAt}, false},
 		{"invalid createdAt, old file", lockJSON(live, "yesterday", nil), old, false, []string{StaleInvalidCreatedAt}, true},
 		{"empty body, fresh file", "", now, false, []string{StaleMissingPID, StaleInvalidCreatedAt}, false},
@@ -404,4 +404,22 @@ func FuzzLockBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestTooOldBoundary(t *testing.T) {
+	created := time.Date(2026, 5, 2, 14, 0, 0, 0, time.UTC)
+	session := filepath.Join(t.TempDir(), "s.jsonl")
+	writeLock(t, session, lockJSON(liveChild(t), jsISOString(created), nil), time.Now())
+	for _, tt := range []struct {
+		after time.Duration
+		stale bool
+	}{{30 * time.Minute, false}, {30*time.Minute + time.Millisecond, true}, {-time.Hour, false}} {
+		info, err := InspectLock(session, LockOptions{Now: func() time.Time { return created.Add(tt.after) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Stale != tt.stale || (tt.after < 0 && info.Age != 0) {
+			t.Errorf("after %v: stale=%v age=%v, want stale=%v", tt.after, info.Stale, info.Age, tt.stale)
+		}
+	}
 }
