@@ -1,11 +1,255 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
+)
+
+// checkOptions are the flags and arguments of `check`.
+type checkOptions struct {
+	Only, Skip []string
+	Paths      []string
+}
+
+func (o *checkOptions) addFlags(fs *pflag.FlagSet) {
+	fs.String("format", "text", "output format: text or json (openclaw doctor --lint --json's shape)")
+	fs.String("severity-min", "warning", "lowest severity printed and counted for the exit status: info, warning or error")
+	fs.StringSliceVar(&o.Only, "only", nil, "run only these check ids (repeatable, comma-separated)")
+	fs.StringSliceVar(&o.Skip, "skip", nil, "skip these check ids (repeatable, comma-separated)")
+}
+
+const checkLong = `check reads OpenClaw session transcripts (JSONL) and reports, without writing
+anything, what OpenClaw's repair would change (fix), what makes a file load as
+an empty session, and the structural problems providers reject.
+
+  check FILE|DIR...   check files; folders are searched recursively for
+                      transcripts (sessions.json, locks, backups, archives,
+                      trajectories and checkpoints are skipped)
+  check -             check standard input
+  check               check the sessions of the local OpenClaw install:
+                      $OPENCLAW_STATE_DIR/agents/*/sessions when it is set,
+                      otherwise ~/.openclaw/agents/*/sessions, ~/.openclaw/sessions
+                      and the legacy ~/.clawdbot and ~/.moltbot folders
+
+Each finding prints as
+
+  path:line: severity check-id message
+    fix: hint
+
+where line is the physical line (blank lines count), followed by a summary.
+Findings of checks that fix repairs name "openclaw-doctor fix" in their hint;
+check reports none of those exactly when fix has nothing to do. The
+catalogue of check ids, severities and hints is docs/checks.md.
+
+--format json prints the document of "openclaw doctor --lint --json":
+{"schemaVersion":1,"ok":…,"checksRun":…,"checksSkipped":…,"findings":[{"checkId",
+"severity","message","path","line","fixHint"}]} (path "-" is standard input).
+` + exitStatusHelp + `
+  check exits 1 when a finding is at or above --severity-min (default
+  warning), and 2 when no input could be read at all.`
 
 func newCheckCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:  "check",
-		Long: "placeholder\n" + exitStatusHelp,
-		RunE: func(cmd *cobra.Command, args []string) error { return usageErrorf("check: not available yet") },
+	opts := &checkOptions{}
+	cmd := &cobra.Command{
+		Use:   "check [FILE|DIR|-]...",
+		Short: "Report what is wrong with session files, without changing them",
+		Long:  checkLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			return runCheck(cmd.Context(), a, opts)
+		},
 	}
+	opts.addFlags(cmd.Flags())
+	return cmd
+}
+
+// checkRun holds what one invocation needs while files are checked.
+type checkRun struct {
+	app       *app
+	sel       check.Selection
+	opts      check.Options
+	threshold check.Severity
+	json      bool
+}
+
+func runCheck(ctx context.Context, a *app, o *checkOptions) error {
+	r, err := newCheckRun(a, o)
+	if err != nil {
+		return err
+	}
+	d, err := discoverSessions(o.Paths, a)
+	if err != nil {
+		if r.json {
+			_ = report.JSONFailure(a.Out, err.Error())
+		}
+		return err
+	}
+	if len(d.Roots) > 0 {
+		fmt.Fprintf(a.Err, "openclaw-doctor: scanned %s (%d session file(s))\n", strings.Join(d.Roots, ", "), len(d.Inputs))
+	}
+	return r.run(ctx, d)
+}
+
+func newCheckRun(a *app, o *checkOptions) (*checkRun, error) {
+	format := a.settings.Format
+	if format == "" {
+		format = "text"
+	}
+	if format != "text" && format != "json" {
+		return nil, usageErrorf("check: --format must be text or json, not %q", format)
+	}
+	threshold, err := check.ParseSeverity(a.settings.SeverityMin)
+	if err != nil {
+		return nil, usageErrorf("check: --severity-min: %v", err)
+	}
+	opts := check.Options{Only: checkIDs(o.Only), Skip: checkIDs(o.Skip), ImageMaxDimensionPx: a.settings.ImageMaxDimensionPx}
+	sel, err := opts.Selection()
+	if err != nil {
+		return nil, usageErrorf("check: %v", err)
+	}
+	return &checkRun{app: a, sel: sel, opts: opts, threshold: threshold, json: format == "json"}, nil
+}
+
+func checkIDs(args []string) []check.ID {
+	var out []check.ID
+	for _, s := range args {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, check.ID(s))
+		}
+	}
+	return out
+}
+
+// run checks the inputs, several at a time, and reports them in input
+// order as they complete.
+func (r *checkRun) run(ctx context.Context, d discovery) error {
+	a := r.app
+	sum := report.Summary{Files: len(d.Inputs), SkippedFiles: d.Skipped, ChecksRun: r.sel.Run,
+		ChecksSkipped: r.sel.Skipped, Threshold: r.threshold}
+	text := report.NewText(a.Out, report.TextOptions{Color: useColor(a)})
+	var shown []check.Finding
+	readable := 0
+	for res := range r.checkAll(ctx, d.Inputs) {
+		if !res.Unreadable {
+			readable++
+		}
+		fs := report.Shown(res.Findings, r.threshold)
+		sum.Count(fs)
+		if r.json {
+			shown = append(shown, fs...)
+		} else {
+			text.Findings(fs)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if readable == 0 && len(d.Inputs) > 0 {
+		return r.noInput(text, sum, shown)
+	}
+	if r.json {
+		if err := report.JSON(a.Out, sum, shown); err != nil {
+			return err
+		}
+	} else {
+		text.Summary(sum)
+		if err := text.Err(); err != nil {
+			return err
+		}
+	}
+	if sum.Failed() {
+		return errFindings
+	}
+	return nil
+}
+
+// noInput ends a run where nothing could be read (exit 2).
+func (r *checkRun) noInput(text *report.Text, sum report.Summary, shown []check.Finding) error {
+	msg := "no input could be read"
+	if r.json {
+		if len(shown) > 0 {
+			msg = fmt.Sprintf("%s: %s: %s", msg, shown[0].Path, shown[0].Message)
+		}
+		_ = report.JSONFailure(r.app.Out, msg)
+	} else {
+		text.Summary(sum)
+	}
+	return &exitError{code: exitUsage, err: errors.New(msg)}
+}
+
+// checkAll checks inputs on up to GOMAXPROCS goroutines and yields the
+// results in input order.
+func (r *checkRun) checkAll(ctx context.Context, inputs []input) func(func(check.Result) bool) {
+	return func(yield func(check.Result) bool) {
+		results := make([]chan check.Result, len(inputs))
+		for i := range results {
+			results[i] = make(chan check.Result, 1)
+		}
+		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			for i, in := range inputs {
+				select {
+				case sem <- struct{}{}:
+				case <-stop:
+					return
+				}
+				go func() {
+					defer func() { <-sem }()
+					results[i] <- r.checkOne(ctx, in)
+				}()
+			}
+		}()
+		for i := range inputs {
+			if !yield(<-results[i]) {
+				return
+			}
+		}
+	}
+}
+
+// checkOne opens and checks one input.
+func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
+	if ctx.Err() != nil {
+		return check.Result{Path: in.Path}
+	}
+	if in.Stdin {
+		return check.Reader(r.app.In, "-", -1, r.sel, r.opts)
+	}
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return check.Unopened(in.Path, err, r.sel)
+	}
+	defer f.Close()
+	size := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	return check.Reader(f, in.Path, size, r.sel, r.opts)
+}
+
+// useColor: colour only on a terminal, never with NO_COLOR or TERM=dumb;
+// --color always forces it (NO_COLOR still wins), never disables it.
+func useColor(a *app) bool {
+	if a.getenv("NO_COLOR") != "" {
+		return false
+	}
+	switch a.settings.Color {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return a.OutIsTerminal && a.getenv("TERM") != "dumb"
 }

@@ -1,0 +1,201 @@
+package cmd
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// input is one session transcript to read.
+type input struct {
+	Path  string // as given or found; "-" for standard input
+	Stdin bool
+}
+
+// discovery is what discoverSessions found.
+type discovery struct {
+	Inputs []input
+	// Roots are the session folders scanned when no argument was given
+	// (only those that exist), for the "scanned" note.
+	Roots []string
+	// Skipped counts the sibling files (index, locks, backups, archives,
+	// trajectories…) left out of folders.
+	Skipped int
+}
+
+// discoverSessions resolves the command line of check and fix into the
+// transcripts to read, in order:
+//
+//   - "-" is standard input (once);
+//   - a folder is searched recursively for primary transcripts (*.jsonl),
+//     skipping the sibling files of session-format.md §9 and archive/
+//     sub-folders;
+//   - any other argument is a file, taken as given even when it does not
+//     exist or is not a transcript name (reading it reports the problem);
+//   - no argument means the local install: $OPENCLAW_STATE_DIR (or the
+//     configured state folder) alone when set, otherwise ~/.openclaw
+//     (agents/*/sessions and the older sessions/) and the legacy
+//     ~/.clawdbot and ~/.moltbot agents folders, where they exist.
+//
+// It fails (exit 2) when a folder cannot be listed, or when no argument was
+// given and no session folder exists.
+func discoverSessions(args []string, a *app) (discovery, error) {
+	if len(args) == 0 {
+		return discoverInstall(a)
+	}
+	var d discovery
+	stdin := false
+	for _, arg := range args {
+		if arg == "-" {
+			if !stdin {
+				d.Inputs = append(d.Inputs, input{Path: "-", Stdin: true})
+			}
+			stdin = true
+			continue
+		}
+		fi, err := os.Stat(arg)
+		if err != nil || !fi.IsDir() {
+			d.Inputs = append(d.Inputs, input{Path: arg})
+			continue
+		}
+		if err := d.walk(arg); err != nil {
+			return d, &exitError{code: exitUsage, err: err}
+		}
+	}
+	return d, nil
+}
+
+// walk adds the transcripts under dir, in lexical order.
+func (d *discovery) walk(dir string) error {
+	return filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if path != dir && e.Name() == "archive" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		d.consider(path, e)
+		return nil
+	})
+}
+
+// consider adds a folder entry if it is a primary transcript.
+func (d *discovery) consider(path string, e fs.DirEntry) {
+	if !isTranscriptName(e.Name()) {
+		d.Skipped++
+		return
+	}
+	if e.Type()&fs.ModeSymlink != 0 {
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+			d.Skipped++
+			return
+		}
+	} else if !e.Type().IsRegular() {
+		d.Skipped++
+		return
+	}
+	d.Inputs = append(d.Inputs, input{Path: path})
+}
+
+// corruptCopy matches OpenClaw's corrupt-header copies,
+// <file>.corrupt-<ISO time with : and . replaced by ->-<8 hex>.jsonl.
+var corruptCopy = regexp.MustCompile(`\.corrupt-\d{4}-\d{2}-\d{2}T[0-9-]+Z-[0-9a-f]{8}\.jsonl$`)
+
+// isTranscriptName reports a primary transcript file name: *.jsonl, but no
+// trajectory, checkpoint or corrupt-header copy. Every other sibling
+// (sessions.json, locks, backups, archives, temp files) does not end in
+// ".jsonl".
+func isTranscriptName(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") &&
+		!strings.HasSuffix(name, ".trajectory.jsonl") &&
+		!strings.Contains(name, ".checkpoint.") &&
+		!corruptCopy.MatchString(name)
+}
+
+// discoverInstall lists the sessions of the local install.
+func discoverInstall(a *app) (discovery, error) {
+	var d discovery
+	for _, pattern := range installPatterns(a) {
+		dirs, _ := filepath.Glob(pattern)
+		for _, dir := range dirs {
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				continue
+			}
+			d.Roots = append(d.Roots, dir)
+			if err := d.list(dir); err != nil {
+				return d, &exitError{code: exitUsage, err: err}
+			}
+		}
+	}
+	if len(d.Roots) == 0 {
+		return d, &exitError{code: exitUsage, err: errNoInstall(installPatterns(a))}
+	}
+	return d, nil
+}
+
+// list adds the transcripts directly in a sessions folder.
+func (d *discovery) list(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			d.consider(filepath.Join(dir, e.Name()), e)
+		}
+	}
+	return nil
+}
+
+// installPatterns are the session folders of the local install, as globs.
+func installPatterns(a *app) []string {
+	if dir, explicit := stateDir(a); explicit {
+		return []string{filepath.Join(dir, "agents", "*", "sessions")}
+	}
+	home := homeDir(a)
+	return []string{
+		filepath.Join(home, ".openclaw", "agents", "*", "sessions"),
+		filepath.Join(home, ".openclaw", "sessions"),
+		filepath.Join(home, ".clawdbot", "agents", "*", "sessions"),
+		filepath.Join(home, ".moltbot", "agents", "*", "sessions"),
+	}
+}
+
+// stateDir is the configured state folder and whether it was set
+// explicitly ($OPENCLAW_STATE_DIR, a flag or a config file) rather than
+// defaulted.
+func stateDir(a *app) (string, bool) {
+	if a.settings == nil {
+		return "", false
+	}
+	for _, o := range a.settings.origins {
+		if o.Key == "stateDir" {
+			return a.settings.StateDir, o.Source != sourceDefault
+		}
+	}
+	return a.settings.StateDir, false
+}
+
+func homeDir(a *app) string {
+	for _, name := range []string{"HOME", "USERPROFILE"} {
+		if v := strings.TrimSpace(a.getenv(name)); v != "" {
+			return v
+		}
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+type noInstallError struct{ looked []string }
+
+func errNoInstall(looked []string) error { return &noInstallError{looked: looked} }
+
+func (e *noInstallError) Error() string {
+	return "no OpenClaw sessions found; looked in " + strings.Join(e.looked, ", ") +
+		"\nhint: pass session files or folders, or set OPENCLAW_STATE_DIR"
+}

@@ -1,0 +1,86 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Finding is one problem found in one file.
+type Finding struct {
+	ID       ID
+	Severity Severity
+	Path     string // as given by the caller ("-" for standard input)
+	Line     int    // physical line (1-based, blank lines counted); 0 for the whole file
+	EntryID  string // the entry's id when it has one
+	Message  string
+	Hint     string
+	// Fixable reports that `openclaw-doctor fix` would repair this finding
+	// now. It is false for the findings of a file fix skips (no valid
+	// header), even when their check is one fix repairs.
+	Fixable bool
+}
+
+// Options select the checks and set their limits.
+type Options struct {
+	// Only, when not empty, restricts the run to these checks; Skip removes
+	// checks. Unknown ids are an error of [Options.Selection].
+	Only, Skip []ID
+	// ImageMaxDimensionPx is the longest image side allowed before
+	// [OversizedImage] reports it (OpenClaw's imageMaxDimensionPx, default
+	// 1200).
+	ImageMaxDimensionPx int
+	// Workers bounds the goroutines that parse one large file (0: the CPU
+	// count). Files smaller than parallelThreshold are parsed inline.
+	Workers int
+	// Provider-specific checks (replay's view for one target) plug in here
+	// when they exist; the line pass above does not depend on a provider.
+}
+
+// Selection is the set of checks a run executes.
+type Selection struct {
+	enabled map[ID]bool
+	Run     int // number of checks run
+	Skipped int // number of catalogue checks not run
+}
+
+// Selection resolves Only and Skip against the catalogue.
+func (o *Options) Selection() (Selection, error) {
+	s := Selection{enabled: map[ID]bool{}}
+	for _, id := range append(slices.Clone(o.Only), o.Skip...) {
+		if _, ok := Lookup(id); !ok {
+			return s, fmt.Errorf("unknown check id %q (see docs/checks.md)", id)
+		}
+	}
+	for _, c := range Catalogue {
+		on := len(o.Only) == 0 || slices.Contains(o.Only, c.ID)
+		if slices.Contains(o.Skip, c.ID) {
+			on = false
+		}
+		s.enabled[c.ID] = on
+		if on {
+			s.Run++
+		} else {
+			s.Skipped++
+		}
+	}
+	return s, nil
+}
+
+// Enabled reports whether check id runs.
+func (s Selection) Enabled(id ID) bool { return s.enabled == nil || s.enabled[id] }
+
+// sortFindings orders findings by line (file-level ones first), then by
+// catalogue order, keeping the discovery order otherwise.
+func sortFindings(fs []Finding) {
+	rank := map[ID]int{}
+	for i, c := range Catalogue {
+		rank[c.ID] = i
+	}
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		if c := cmp.Compare(a.Line, b.Line); c != 0 {
+			return c
+		}
+		return cmp.Compare(rank[a.ID], rank[b.ID])
+	})
+}

@@ -1,0 +1,256 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/repair"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+)
+
+// pass is the ordered part of a check: it sees every line in file order,
+// feeds the repair classifier (what fix would do), the navigation tree
+// (ids and parents) and the tool-call pairing, and collects findings.
+type pass struct {
+	path     string
+	sel      Selection
+	maxDim   int
+	cls      *repair.Classifier
+	tree     *session.Tree
+	pairs    pairing
+	ids      arena
+	findings []Finding
+	// fixable are the per-line findings of checks fix repairs: whether fix
+	// will act on them is known only at the end (the header check).
+	fixable []Finding
+
+	lines int
+	bytes int64
+}
+
+func newPass(path string, sel Selection, opts Options) *pass {
+	p := &pass{path: path, sel: sel, maxDim: newExtractor(sel, opts).maxDim, cls: repair.NewClassifier(), tree: session.NewTree(1024)}
+	p.pairs.init()
+	return p
+}
+
+// line processes one physical line whose facts the workers computed.
+func (p *pass) line(l jsonl.Line, f *facts, b *batch) {
+	p.lines = l.Num
+	p.bytes = l.Offset + l.Size()
+	p.verdict(p.cls.Line(l), f)
+	if len(l.Bytes) > LongLineBytes {
+		p.add(LongLine, l.Num, "", fmt.Sprintf("line is %s long (over %s); it dominates load time and memory", sizeText(len(l.Bytes)), sizeText(LongLineBytes)))
+	}
+	if !f.valid {
+		return
+	}
+	entryID := p.node(f)
+	if !f.isMessage {
+		return
+	}
+	switch f.role {
+	case roleAssistant:
+		p.assistant(l.Num, entryID, f, b)
+	case roleToolResult:
+		p.pairs.result(p, l.Num, entryID, f)
+	default:
+		p.pairs.closeTurn(p)
+	}
+	for _, im := range b.images[f.images.lo:f.images.hi] {
+		p.add(OversizedImage, l.Num, entryID, imageMessage(im, p.maxDim))
+	}
+}
+
+// node adds the line to the navigation tree and returns its entry id.
+func (p *pass) node(f *facts) string {
+	n := f.node
+	n.ID = p.ids.str(n.ID)
+	n.ParentID.ID = p.ids.str(n.ParentID.ID)
+	n.TargetID.ID = p.ids.str(n.TargetID.ID)
+	n.AppendParentID.ID = p.ids.str(n.AppendParentID.ID)
+	n.FirstKeptID.ID = p.ids.str(n.FirstKeptID.ID)
+	p.tree.Add(n)
+	return n.ID
+}
+
+func (p *pass) assistant(line int, entryID string, f *facts, b *batch) {
+	calls := b.calls[f.calls.lo:f.calls.hi]
+	for _, c := range calls {
+		if c.missingInput {
+			p.add(ToolCallMissingInput, line, entryID, fmt.Sprintf("tool call %s (%s) has neither arguments nor input", quote(c.id), nameOr(c.name)))
+		}
+	}
+	if f.unsigned > 0 {
+		p.add(UnsignedThinking, line, entryID, fmt.Sprintf("%d thinking block(s) without a signature in an Anthropic/Bedrock turn", f.unsigned))
+	}
+	p.pairs.assistant(p, line, entryID, calls)
+}
+
+// verdict turns the repair classifier's verdict on a line into findings.
+func (p *pass) verdict(v repair.Verdict, f *facts) {
+	switch {
+	case v.Rules&repair.RuleMalformedLine != 0:
+		p.addFixable(MalformedLine, v.Line, "", malformedMessage(v.Err, f.bom))
+	case v.Rules&repair.RuleInvalidMessageRole != 0:
+		p.addFixable(InvalidMessageRole, v.Line, f.node.ID, "message entry without a message object or a non-blank string role; OpenClaw cannot replay it")
+	}
+	if v.Action != repair.Rewrite {
+		return
+	}
+	id := f.node.ID
+	if v.Rules&repair.RuleEmptyErrorTurn != 0 {
+		p.addFixable(EmptyErrorTurn, v.Line, id, "assistant turn failed before producing content (content [], stopReason \"error\"); Bedrock rejects empty content")
+	}
+	if v.Rules&repair.RuleCorruptedImage != 0 {
+		p.addFixable(CorruptedImage, v.Line, id, fmt.Sprintf("%d image block(s) with corrupted base64 data", v.CorruptedImages))
+	}
+	if v.Rules&repair.RuleBlankUserText != 0 {
+		p.addFixable(BlankUserText, v.Line, id, "user turn with blank text; Bedrock and Anthropic reject blank text blocks")
+	}
+}
+
+func malformedMessage(err error, bom bool) string {
+	var se *jsonl.SyntaxError
+	switch {
+	case bom:
+		return "not valid JSON: the line starts with a UTF-8 byte order mark; OpenClaw skips the line"
+	case errors.As(err, &se):
+		return fmt.Sprintf("not valid JSON: %s at byte %d; OpenClaw skips the line", se.Msg, se.Offset)
+	}
+	return "not valid JSON; OpenClaw skips the line"
+}
+
+// finish completes the file: the repair plan (early exits and synthetic
+// tool results), the open tool turn and the tree.
+func (p *pass) finish() []Finding {
+	plan := p.cls.Finish()
+	p.pairs.closeTurn(p)
+	inserted := map[string]bool{}
+	for _, in := range plan.Inserts {
+		inserted[pairKey(in.AfterLine, in.ToolCallID)] = true
+		p.addFixable(MissingCodeModeRes, in.AfterLine, in.ParentID, fmt.Sprintf("tool call %s (%s) has no tool result; fix inserts OpenClaw's synthetic \"aborted\" result", quote(in.ToolCallID), in.ToolName))
+	}
+	p.earlyExit(plan)
+	for _, m := range p.pairs.missing {
+		if !inserted[pairKey(m.Line, m.callID)] {
+			p.addFinding(m.Finding)
+		}
+	}
+	p.treeFindings()
+	return p.findings
+}
+
+func pairKey(line int, id string) string { return fmt.Sprint(line, "\x00", id) }
+
+// earlyExit reports fix's early exits and settles the per-line fix
+// findings: fix acts on them only when the file has a valid header.
+func (p *pass) earlyExit(plan repair.Plan) {
+	hint := ""
+	switch plan.Reason {
+	case repair.ReasonEmpty:
+		p.addFileFinding(EmptySession, 0, emptyMessage(plan))
+		hint = "fix skips this file because no line survives; repair it by hand"
+	case repair.ReasonInvalidHeader:
+		p.addFileFinding(InvalidHeader, plan.FirstEntryLine, "the first entry is not a session header ({\"type\":\"session\",\"id\":…}); OpenClaw 2026.7 loads the file as an empty session and fix skips it")
+		hint = "repair the session header first (fix skips this file until then), then run \"" + FixCommand + "\""
+	}
+	for _, f := range p.fixable {
+		if hint != "" {
+			f.Fixable, f.Hint = false, hint
+		}
+		p.addFinding(f)
+	}
+}
+
+func emptyMessage(plan repair.Plan) string {
+	switch {
+	case plan.Lines == 0:
+		return "the file is empty; OpenClaw starts a new session in its place"
+	case plan.Counts.DroppedLines == 0:
+		return "the file holds only blank lines; OpenClaw starts a new session in its place"
+	}
+	return fmt.Sprintf("no line survives (%d dropped); OpenClaw starts a new session in its place", plan.Counts.DroppedLines)
+}
+
+// treeFindings reports duplicate ids and missing parents, and what the
+// active branch loses where it is cut.
+func (p *pass) treeFindings() {
+	for _, d := range p.tree.Duplicates() {
+		p.add(DuplicateEntryID, d.LastLine, d.ID, fmt.Sprintf("id %s is also used by line %d; OpenClaw indexes only this later entry", quote(d.ID), d.FirstLine))
+	}
+	cut, cutOK := p.tree.BranchCut()
+	for _, m := range p.tree.MissingParents() {
+		msg := fmt.Sprintf("parentId %s names no entry; the branch is cut here", quote(m.ParentID))
+		if cutOK && m.Line == cut.FirstLine {
+			msg = fmt.Sprintf("parentId %s names no entry; the active branch starts here and loses %d earlier entr%s", quote(m.ParentID), cut.Lost, plural(cut.Lost, "y", "ies"))
+		}
+		p.add(MissingParent, m.Line, p.tree.Node(m.Node).ID, msg)
+	}
+}
+
+// add records a finding of check id if it is enabled.
+func (p *pass) add(id ID, line int, entryID, msg string) {
+	c := mustLookup(id)
+	p.addFinding(Finding{ID: id, Severity: c.Severity, Path: p.path, Line: line, EntryID: entryID, Message: msg, Hint: c.Hint})
+}
+
+func (p *pass) addFinding(f Finding) {
+	if p.sel.Enabled(f.ID) {
+		p.findings = append(p.findings, f)
+	}
+}
+
+// addFixable records a finding of a check fix repairs; see earlyExit.
+func (p *pass) addFixable(id ID, line int, entryID, msg string) {
+	if !p.sel.Enabled(id) {
+		return
+	}
+	c := mustLookup(id)
+	p.fixable = append(p.fixable, Finding{ID: id, Severity: c.Severity, Path: p.path, Line: line,
+		EntryID: strings.Clone(entryID), Message: msg, Hint: c.Hint, Fixable: true})
+}
+
+func (p *pass) addFileFinding(id ID, line int, msg string) { p.add(id, line, "", msg) }
+
+func imageMessage(im imageFact, maxDim int) string {
+	size := fmt.Sprintf("%d×%d px", im.width, im.height)
+	if !im.headerKnown {
+		size = "of unknown size"
+	}
+	return fmt.Sprintf("image in content block %d is %s, %s decoded (limits: %d px a side, 5 MiB); replay resizes or omits it on every turn", im.block, size, sizeText(im.bytes), maxDim)
+}
+
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// quote shows an id from the file, escaped and shortened.
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func nameOr(name string) string {
+	if name == "" {
+		return "no name"
+	}
+	return quote(name)
+}

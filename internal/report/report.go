@@ -1,0 +1,58 @@
+// Package report renders check findings for people (text, coloured only
+// when asked to) and for programs (the JSON document of OpenClaw's
+// `openclaw doctor --lint --json`), and decides the exit status from a
+// severity threshold.
+//
+// Guarantees:
+//
+//   - Only findings at or above the threshold are printed, and exactly
+//     those decide [Summary.Failed] (exit status 1).
+//   - Text output has no escape codes unless [TextOptions.Color] is set;
+//     the caller decides (a terminal, no NO_COLOR, --color).
+//   - The JSON document has OpenClaw's field names and order:
+//     schemaVersion, ok, checksRun, checksSkipped, findings (checkId,
+//     severity, message, path, line, fixHint).
+//
+// It does not find anything itself: findings come from package check.
+package report
+
+import (
+	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
+)
+
+// Summary totals a run.
+type Summary struct {
+	Files         int            // files checked (readable or not)
+	SkippedFiles  int            // sibling files skipped in folders
+	ChecksRun     int            // check ids run
+	ChecksSkipped int            // check ids not run (--only/--skip)
+	Threshold     check.Severity // the --severity-min
+	// Shown counts the findings at or above the threshold, per severity.
+	Shown [3]int
+}
+
+// Count adds the findings at or above the threshold.
+func (s *Summary) Count(fs []check.Finding) {
+	for _, f := range fs {
+		if f.Severity >= s.Threshold {
+			s.Shown[f.Severity]++
+		}
+	}
+}
+
+// Total is the number of findings at or above the threshold.
+func (s *Summary) Total() int { return s.Shown[0] + s.Shown[1] + s.Shown[2] }
+
+// Failed reports that a finding met the threshold: the run exits 1.
+func (s *Summary) Failed() bool { return s.Total() > 0 }
+
+// Shown filters findings to those at or above the threshold.
+func Shown(fs []check.Finding, threshold check.Severity) []check.Finding {
+	out := fs[:0:0]
+	for _, f := range fs {
+		if f.Severity >= threshold {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,132 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
+)
+
+// TextOptions configure the text renderer.
+type TextOptions struct {
+	// Color enables ANSI colour. The caller sets it only for a terminal,
+	// never when NO_COLOR is set (or --color never).
+	Color bool
+}
+
+// Text writes findings for people:
+//
+//	path:line: severity check-id message
+//	  fix: hint
+//
+// and, at the end, a one-line summary.
+type Text struct {
+	w      io.Writer
+	styles textStyles
+	err    error
+}
+
+type textStyles struct {
+	path, hint, id lipgloss.Style
+	sev            [3]lipgloss.Style
+}
+
+// NewText returns a text renderer writing to w.
+func NewText(w io.Writer, opts TextOptions) *Text {
+	r := lipgloss.NewRenderer(w)
+	if opts.Color {
+		r.SetColorProfile(termenv.ANSI)
+	} else {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	st := textStyles{
+		path: r.NewStyle().Bold(true),
+		hint: r.NewStyle().Faint(true),
+		id:   r.NewStyle().Foreground(lipgloss.Color("6")),
+	}
+	st.sev[check.Info] = r.NewStyle().Foreground(lipgloss.Color("4"))
+	st.sev[check.Warning] = r.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)
+	st.sev[check.Error] = r.NewStyle().Foreground(lipgloss.Color("1")).Bold(true)
+	return &Text{w: w, styles: st}
+}
+
+// Findings writes each finding (callers filter by threshold first).
+func (t *Text) Findings(fs []check.Finding) {
+	for _, f := range fs {
+		t.finding(f)
+	}
+}
+
+func (t *Text) finding(f check.Finding) {
+	loc := f.Path
+	if f.Line > 0 {
+		loc += ":" + strconv.Itoa(f.Line)
+	}
+	t.printf("%s: %s %s %s\n", t.styles.path.Render(loc), t.styles.sev[f.Severity].Render(f.Severity.String()),
+		t.styles.id.Render(string(f.ID)), oneLine(f.Message))
+	t.printf("  %s\n", t.styles.hint.Render("fix: "+oneLine(f.Hint)))
+}
+
+// Summary writes the run's summary line, e.g.
+// "checked 2 files with 17 checks: 3 findings (1 error, 2 warnings)".
+func (t *Text) Summary(s Summary) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "checked %s", count(s.Files, "file", "files"))
+	if s.SkippedFiles > 0 {
+		fmt.Fprintf(&b, " (%s skipped)", count(s.SkippedFiles, "sibling file", "sibling files"))
+	}
+	fmt.Fprintf(&b, " with %s", count(s.ChecksRun, "check", "checks"))
+	if s.ChecksSkipped > 0 {
+		fmt.Fprintf(&b, " (%d skipped)", s.ChecksSkipped)
+	}
+	if s.Total() == 0 {
+		fmt.Fprintf(&b, ": no findings at or above %s", s.Threshold)
+	} else {
+		var parts []string
+		for sev := check.Error; ; sev-- {
+			if n := s.Shown[sev]; n > 0 {
+				parts = append(parts, t.styles.sev[sev].Render(count(n, sev.String(), sev.String()+"s")))
+			}
+			if sev == check.Info {
+				break
+			}
+		}
+		fmt.Fprintf(&b, ": %s (%s)", count(s.Total(), "finding", "findings"), strings.Join(parts, ", "))
+	}
+	t.printf("%s\n", b.String())
+}
+
+// Err returns the first write error.
+func (t *Text) Err() error { return t.err }
+
+func (t *Text) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, format, args...)
+	}
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// oneLine keeps a finding on its line: messages quote ids from files,
+// which may hold newlines or escape sequences.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
