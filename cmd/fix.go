@@ -63,10 +63,11 @@ With --format json the report is {"files":[{path, repaired, reason, droppedLines
 rewrittenAssistantMessages, droppedBlankUserMessages, rewrittenUserMessages,
 removedCorruptedImageBlocks, insertedToolResults, backupPath}]}: OpenClaw's
 result fields, flat; under --dry-run "repaired" means "would be rewritten".
-` + exitStatusHelp + `
-  fix exits 1 when --dry-run found something to change, or when a file could
-  not be repaired (an early exit such as an invalid session header, a live
-  lock, a failed replace), and 2 when no input could be read at all.`
+
+fix exits 1 when --dry-run found something to change, or when a file could
+not be repaired (an early exit such as an invalid session header, a live
+lock, a failed replace), and 2 when no input could be read at all.
+` + exitStatusHelp
 
 func newFixCmd(a *app) *cobra.Command {
 	opts := &fixOptions{}
@@ -301,8 +302,8 @@ func (r *fixRun) printText(res repair.Result, err error, lines []repair.Verdict)
 	default:
 		fmt.Fprintf(out, "%s: repaired: %s\n", res.Path, res.Counts.Summary())
 	}
-	if err != nil && locked == nil {
-		fmt.Fprintf(r.Err, "openclaw-doctor: %v\n", err)
+	if err != nil && locked == nil && res.Reason == "" {
+		fmt.Fprintf(r.Err, "openclaw-doctor: %v\n", err) // repaired, with a warning (e.g. a concurrent writer)
 	}
 	if res.BackupPath != "" {
 		fmt.Fprintf(out, "  backup kept: %s\n", res.BackupPath)
@@ -318,12 +319,16 @@ func (r *fixRun) printText(res repair.Result, err error, lines []repair.Verdict)
 // printPlanLines lists the planned changes in line order, insertions after
 // the line of their assistant.
 func printPlanLines(w io.Writer, lines []repair.Verdict, inserts []repair.Insert) {
-	for _, v := range lines {
-		fmt.Fprintf(w, "  line %d: %s\n", v.Line, describeVerdict(v))
-		for len(inserts) > 0 && inserts[0].AfterLine <= v.Line {
+	flush := func(upTo int) {
+		for len(inserts) > 0 && inserts[0].AfterLine <= upTo {
 			printInsert(w, inserts[0])
 			inserts = inserts[1:]
 		}
+	}
+	for _, v := range lines {
+		flush(v.Line - 1)
+		fmt.Fprintf(w, "  line %d: %s\n", v.Line, describeVerdict(v))
+		flush(v.Line)
 	}
 	for _, in := range inserts {
 		printInsert(w, in)
