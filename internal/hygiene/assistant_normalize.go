@@ -1,6 +1,7 @@
 package hygiene
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf16"
@@ -237,17 +238,42 @@ func normalizeAssistantBlocks(r *Run, m *Message) bool {
 	if !touched {
 		return true
 	}
-	recordBlockChanges(r, m, display, silent, stripped)
 	if len(kept) == 0 {
-		r.Record(ruleDisplayBlocks, m, "assistant turn left empty, removed")
+		r.Record(emptiedBy(display, silent), m, "assistant turn left without content (%s), removed", blockChangeSummary(display, silent, stripped))
 		return false
 	}
+	recordBlockChanges(r, m, display, silent, stripped)
 	setAssistantContent(&m.V, kept, src, len(items))
 	if removedSilent && hasOnlyReasoningContent(&m.V) {
 		r.Record(ruleSilentReply, m, "silent reply with only reasoning left removed")
 		return false
 	}
 	return true
+}
+
+// emptiedBy names the rule that removed an assistant's last blocks.
+func emptiedBy(display, silent int) string {
+	switch {
+	case silent > 0:
+		return ruleSilentReply
+	case display > 0:
+		return ruleDisplayBlocks
+	}
+	return ruleInternalMetadata
+}
+
+func blockChangeSummary(display, silent, stripped int) string {
+	var parts []string
+	if silent > 0 {
+		parts = append(parts, fmt.Sprintf("%d NO_REPLY block(s)", silent))
+	}
+	if display > 0 {
+		parts = append(parts, fmt.Sprintf("%d display-only block(s)", display))
+	}
+	if stripped > 0 {
+		parts = append(parts, fmt.Sprintf("%d block(s) of internal metadata only", stripped))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func recordBlockChanges(r *Run, m *Message, display, silent, stripped int) {
