@@ -184,7 +184,9 @@ func (p *pass) treeFindings() {
 	cut, cutOK := p.tree.BranchCut()
 	for _, m := range p.tree.MissingParents() {
 		msg := fmt.Sprintf("parentId %s names no entry; the branch is cut here", quote(m.ParentID))
-		if cutOK && m.Line == cut.FirstLine {
+		if cutOK && m.Line == cut.FirstLine && cut.Lost == 0 {
+			msg = fmt.Sprintf("parentId %s names no entry; the active branch starts here", quote(m.ParentID))
+		} else if cutOK && m.Line == cut.FirstLine {
 			msg = fmt.Sprintf("parentId %s names no entry; the active branch starts here and loses %d earlier entr%s", quote(m.ParentID), cut.Lost, plural(cut.Lost, "y", "ies"))
 		}
 		p.add(MissingParent, m.Line, p.tree.Node(m.Node).ID, msg)

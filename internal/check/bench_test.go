@@ -1,0 +1,81 @@
+package check
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+)
+
+// benchInput is the file the benchmarks read: $OPENCLAW_BENCH_FILE (for
+// example a gensession output), else the public session of testdata/corpus.
+func benchInput(b *testing.B) []byte {
+	path := os.Getenv("OPENCLAW_BENCH_FILE")
+	if path == "" {
+		files, _ := filepath.Glob("../../testdata/corpus/*.jsonl")
+		if len(files) == 0 {
+			b.Fatal("no corpus file")
+		}
+		path = files[0]
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// BenchmarkReader is the floor: splitting lines only.
+func BenchmarkReader(b *testing.B) {
+	data := benchInput(b)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		rd := jsonl.NewReader(bytes.NewReader(data))
+		for {
+			if _, err := rd.Next(); err == io.EOF {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkFacts is the parallel stage alone: tape parse and facts.
+func BenchmarkFacts(b *testing.B) {
+	data := benchInput(b)
+	sel := mustSelection(b, Options{})
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		rd := jsonl.NewReader(bytes.NewReader(data))
+		x := newExtractor(sel, Options{})
+		var bt batch
+		for {
+			eof, _ := bt.fill(rd)
+			bt.extractAll(x)
+			if eof {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkCheck is the whole check of one file, inline and with two
+// workers.
+func BenchmarkCheck(b *testing.B) {
+	data := benchInput(b)
+	sel := mustSelection(b, Options{})
+	for _, c := range []struct {
+		name    string
+		workers int
+	}{{"inline", 1}, {"workers2", 2}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Reader(bytes.NewReader(data), "bench", -1, sel, Options{Workers: c.workers})
+			}
+		})
+	}
+}
