@@ -28,6 +28,9 @@ func imagePass(r *Run, msgs []Message) []Message {
 	if len(checkpoints) > 0 && !sameRoles(msgs, checkpoints) {
 		checkpoints = nil
 	}
+	// All user and toolResult images at once (in parallel); the
+	// per-message pass below then only handles text.
+	sanitizeSessionImages(r, msgs)
 	out := msgs[:0:0]
 	for i := range msgs {
 		m := msgs[i]
@@ -48,10 +51,10 @@ func imagePass(r *Run, msgs []Message) []Message {
 	return out
 }
 
-// sanitizeResultContent sanitises the images of a toolResult or user
-// content, drops blank text and fills an emptied content with the
-// placeholder. A toolResult whose content is not an array is treated as
-// empty.
+// sanitizeResultContent drops blank text from a toolResult or user content
+// (whose images sanitizeSessionImages has already sanitised) and fills an
+// emptied content with the placeholder. A toolResult whose content is not
+// an array is treated as empty.
 func sanitizeResultContent(r *Run, m *Message) {
 	content := m.V.Get("content")
 	if !content.IsArray() {
@@ -59,11 +62,6 @@ func sanitizeResultContent(r *Run, m *Message) {
 		m.V.Set("content", jsonl.ArrayValue())
 		content = m.V.Get("content")
 	}
-	blocks := make([]*jsonl.Value, content.Len())
-	for i := range blocks {
-		blocks[i] = content.Index(i)
-	}
-	sanitizeImageBlocks(r, blocks)
 	kept := make([]jsonl.Member, 0, content.Len())
 	for _, it := range content.Items() {
 		if !isBlankTextBlock(&it.Value) {
