@@ -22,117 +22,176 @@ import (
 // never holds the file. Result ids are kept as 128-bit hashes: two distinct
 // ids collide with odds far below one in 2^64 for any real file.
 type Classifier struct {
-	sc        scanner
+	judge     lineJudge
 	plan      Plan
 	seen      bool // a surviving entry was seen
 	header    bool // the first surviving entry is a valid session header
 	irregular bool // a line whose output form is not its bytes plus "\n"
 
-	results  []idHash         // every tool-result id, hashed
+	results  idList           // every tool-result id, hashed
 	calls    []pendingCall    // code-mode and message-tool calls without a later result yet
 	waiting  []pendingCall    // message-tool calls of the last Responses assistant, until its next message entry
-	byID     map[string][]int // call id -> indexes in calls of the unresolved calls with it
+	byID     map[idHash][]int // call id -> indexes in calls of the unresolved calls with it
 	resolved int              // pending calls resolved since the last compaction
 
-	offset, size int64 // the current line's place in the input
+	end int64 // input offset after the last line
 }
 
 // pendingCall is a tool call that may get a synthetic result (§4).
 type pendingCall struct {
 	Insert
+	id       idHash
 	pass     int  // 0: code-mode (pass A), 1: message tool before a mirror (pass B)
 	resolved bool // a tool result with its id was seen
 }
 
 // NewClassifier returns a Classifier for one file.
 func NewClassifier() *Classifier {
-	return &Classifier{byID: map[string][]int{}}
+	return &Classifier{byID: map[idHash][]int{}}
 }
 
 // Line classifies one physical line. l.Bytes is not retained; the verdict's
 // Value (Rewrite only) does not alias it.
 func (c *Classifier) Line(l jsonl.Line) Verdict {
-	c.plan.Lines = l.Num
-	c.offset, c.size = l.Offset, l.Size()
-	v := Verdict{Line: l.Num}
+	var f lineFacts
+	c.judge.judge(l, &f)
+	return c.apply(&f)
+}
+
+// lineFacts is what one line says on its own, before the state of the
+// file (header, pending calls) is applied: the part of the work that can
+// run on any goroutine.
+type lineFacts struct {
+	v            Verdict
+	offset, size int64
+	irregular    bool // output form differs from the bytes plus "\n"
+	entry        bool // a surviving entry
+	header       bool // a valid session header
+	isMsg        bool // a message entry
+	mirror       bool // a delivery mirror
+	hasResult    bool
+	result       idHash        // the tool-result id, when hasResult
+	calls        []pendingCall // candidate calls of a code-mode or Responses assistant
+}
+
+// lineJudge computes lineFacts; it owns a scanner, so use one per
+// goroutine.
+type lineJudge struct{ sc scanner }
+
+func (j *lineJudge) judge(l jsonl.Line, f *lineFacts) {
+	*f = lineFacts{v: Verdict{Line: l.Num}, offset: l.Offset, size: l.Size()}
 	if l.Blank {
-		v.Action = Blank
-		c.plan.BlankLines++
-		c.irregular = true
-		return v
+		f.v.Action, f.irregular = Blank, true
+		return
 	}
-	if !c.irregular && (l.CR || !l.Newline || !utf8.Valid(l.Bytes)) {
-		c.irregular = true
+	f.irregular = l.CR || !l.Newline || !utf8.Valid(l.Bytes)
+	if err := j.sc.scan(l.Bytes); err != nil {
+		f.v.Action, f.v.Rules, f.v.Err = Drop, RuleMalformedLine, jsonl.Validate(l.Bytes)
+		return
 	}
-	if err := c.sc.scan(l.Bytes); err != nil {
-		v.Action, v.Rules, v.Err = Drop, RuleMalformedLine, jsonl.Validate(l.Bytes)
-		c.plan.Counts.DroppedLines++
-		c.record(v)
-		return v
+	if j.sc.needsExact() {
+		j.exact(l, f)
+		return
 	}
-	if c.sc.needsExact() {
-		return c.exact(l, v)
+	f.v.Reserialize = j.sc.overflow
+	f.entry, f.header, f.isMsg = true, j.sc.isHeader(), j.sc.isMessageEntry()
+	if id := j.sc.resultID(); id != "" {
+		f.hasResult, f.result = true, hashID(id)
 	}
-	v.Reserialize = c.sc.overflow
-	c.record(v)
-	c.entry(l.Num, c.sc.isHeader(), c.sc.isMessageEntry(), false)
-	if id := c.sc.resultID(); id != "" {
-		c.addResult(id)
-	}
-	return v
 }
 
 // exact classifies a line with a full parse and the reference rules.
-func (c *Classifier) exact(l jsonl.Line, v Verdict) Verdict {
+func (j *lineJudge) exact(l jsonl.Line, f *lineFacts) {
 	val, err := jsonl.Parse(l.Bytes)
 	if err != nil { // unreachable: the scanner accepted the line
-		v.Action, v.Rules, v.Err = Drop, RuleMalformedLine, err
-		c.plan.Counts.DroppedLines++
-		c.record(v)
-		return v
-	}
-	res := classifyEntry(val)
-	v.Action, v.Rules, v.CorruptedImages = res.action, res.rules, res.images
-	switch res.action {
-	case Drop:
-		c.plan.Counts.DroppedLines++
-		c.record(v)
-		return v
-	case Rewrite:
-		c.plan.Counts.add(res)
-		v.Value = &res.value
-	default:
-		v.Reserialize = c.sc.overflow
-	}
-	c.record(v)
-	c.track(l.Num, &res.value)
-	return v
-}
-
-// record notes a line a rewrite does not copy as is.
-func (c *Classifier) record(v Verdict) {
-	if v.Changed() {
-		c.plan.Changes = append(c.plan.Changes, Change{Line: v.Line, Offset: c.offset, Size: c.size, Action: v.Action, Rules: v.Rules, CorruptedImages: v.CorruptedImages, Reserialize: v.Reserialize})
-	}
-}
-
-// track feeds a surviving, fully parsed entry to the header check and the
-// synthetic tool-result rules.
-func (c *Classifier) track(line int, e *jsonl.Value) {
-	msg := e.Get("message")
-	isMsg := isMessageEntry(e)
-	c.entry(line, isSessionHeader(e), isMsg, isMsg && isDeliveryMirror(msg))
-	if !isMsg {
+		f.v.Action, f.v.Rules, f.v.Err = Drop, RuleMalformedLine, err
 		return
 	}
+	res := classifyEntry(val)
+	f.v.Action, f.v.Rules, f.v.CorruptedImages = res.action, res.rules, res.images
+	switch res.action {
+	case Drop:
+		return
+	case Rewrite:
+		f.v.Value = &res.value
+	default:
+		f.v.Reserialize = j.sc.overflow
+	}
+	e := &res.value
+	msg := e.Get("message")
+	f.entry, f.header, f.isMsg = true, isSessionHeader(e), isMessageEntry(e)
+	if !f.isMsg {
+		return
+	}
+	f.mirror = isDeliveryMirror(msg)
 	switch session.Role(msg) {
 	case session.RoleToolResult:
 		if id := session.ToolResultID(msg); id != "" {
-			c.addResult(id)
+			f.hasResult, f.result = true, hashID(id)
 		}
 	case session.RoleAssistant:
-		c.assistant(line, e, msg)
+		f.calls = candidateCalls(l, e, msg)
 	}
+}
+
+// candidateCalls lists the calls of an assistant that may need a synthetic
+// result: every call of a code-mode turn (pass A) and the message-tool
+// calls of a Responses turn (pass B, pending its next message entry).
+func candidateCalls(l jsonl.Line, e, msg *jsonl.Value) []pendingCall {
+	pass := 0
+	switch {
+	case isCodeModeCandidate(msg):
+	case isResponsesCandidate(msg):
+		pass = 1
+	default:
+		return nil
+	}
+	var out []pendingCall
+	for _, tc := range session.ToolCalls(msg) {
+		if pass == 1 && session.TrimLower(tc.Name) != "message" {
+			continue
+		}
+		in := Insert{AfterLine: l.Num, AfterOffset: l.Offset + l.Size(), ToolCallID: tc.ID, ToolName: tc.Name}
+		if !tc.HasName {
+			in.ToolName = "unknown"
+		}
+		in.ParentID, in.HasParentID = e.GetStr("id")
+		out = append(out, pendingCall{Insert: in, id: hashID(tc.ID), pass: pass})
+	}
+	return out
+}
+
+// apply adds one line's facts to the file's state, in line order.
+func (c *Classifier) apply(f *lineFacts) Verdict {
+	v := f.v
+	c.plan.Lines, c.end = v.Line, f.offset+f.size
+	c.irregular = c.irregular || f.irregular
+	switch v.Action {
+	case Blank:
+		c.plan.BlankLines++
+	case Drop:
+		c.plan.Counts.DroppedLines++
+	case Rewrite:
+		c.plan.Counts.add(v.Rules, v.CorruptedImages)
+	}
+	if v.Changed() {
+		c.plan.Changes = append(c.plan.Changes, Change{Line: v.Line, Offset: f.offset, Size: f.size, Action: v.Action, Rules: v.Rules, CorruptedImages: v.CorruptedImages, Reserialize: v.Reserialize})
+	}
+	if !f.entry {
+		return v
+	}
+	c.entry(v.Line, f.header, f.isMsg, f.mirror)
+	if f.hasResult {
+		c.addResult(f.result)
+	}
+	for _, p := range f.calls {
+		if p.pass == 0 {
+			c.addPending(p)
+		} else {
+			c.waiting = append(c.waiting, p)
+		}
+	}
+	return v
 }
 
 // entry notes a surviving entry: the first one must be the header, and a
@@ -155,50 +214,23 @@ func (c *Classifier) entry(line int, header, isMsg, mirror bool) {
 	c.waiting = c.waiting[:0]
 }
 
-// assistant collects the calls of an assistant that may need a synthetic
-// result: every call of a code-mode turn (pass A) and the message-tool
-// calls of a Responses turn, pending its next message entry (pass B).
-func (c *Classifier) assistant(line int, e, msg *jsonl.Value) {
-	switch {
-	case isCodeModeCandidate(msg):
-		for _, tc := range session.ToolCalls(msg) {
-			c.addPending(pendingCall{Insert: c.newInsert(line, e, tc), pass: 0})
-		}
-	case isResponsesCandidate(msg):
-		for _, tc := range session.ToolCalls(msg) {
-			if session.TrimLower(tc.Name) == "message" {
-				c.waiting = append(c.waiting, pendingCall{Insert: c.newInsert(line, e, tc), pass: 1})
-			}
-		}
-	}
-}
-
-func (c *Classifier) newInsert(line int, e *jsonl.Value, tc session.ToolCall) Insert {
-	in := Insert{AfterLine: line, AfterOffset: c.offset + c.size, ToolCallID: tc.ID, ToolName: tc.Name}
-	if !tc.HasName {
-		in.ToolName = "unknown"
-	}
-	in.ParentID, in.HasParentID = e.GetStr("id")
-	return in
-}
-
 // addPending queues a call; a later result with its id resolves it.
 func (c *Classifier) addPending(p pendingCall) {
-	c.byID[p.ToolCallID] = append(c.byID[p.ToolCallID], len(c.calls))
+	c.byID[p.id] = append(c.byID[p.id], len(c.calls))
 	c.calls = append(c.calls, p)
 }
 
 // addResult records a tool-result id and resolves the calls waiting for it.
-func (c *Classifier) addResult(id string) {
-	c.results = append(c.results, hashID(id))
+func (c *Classifier) addResult(h idHash) {
+	c.results.add(h)
 	if len(c.byID) == 0 {
 		return
 	}
-	idx, ok := c.byID[id]
+	idx, ok := c.byID[h]
 	if !ok {
 		return
 	}
-	delete(c.byID, id)
+	delete(c.byID, h)
 	for _, i := range idx {
 		c.calls[i].resolved = true
 	}
@@ -220,7 +252,7 @@ func (c *Classifier) compact() {
 	c.calls, c.resolved = kept, 0
 	clear(c.byID)
 	for i, p := range c.calls {
-		c.byID[p.ToolCallID] = append(c.byID[p.ToolCallID], i)
+		c.byID[p.id] = append(c.byID[p.id], i)
 	}
 }
 
@@ -229,7 +261,7 @@ func (c *Classifier) compact() {
 func (c *Classifier) Finish() Plan {
 	p := c.plan
 	p.Verbatim = !c.irregular
-	p.Bytes = c.offset + c.size
+	p.Bytes = c.end
 	switch {
 	case !c.seen:
 		p.Reason = ReasonEmpty
@@ -238,7 +270,7 @@ func (c *Classifier) Finish() Plan {
 		p.Reason = ReasonInvalidHeader
 		return p
 	}
-	known := newIDSet(c.results)
+	known := newIDSet(&c.results, len(c.calls) > 0)
 	for pass := 0; pass < 2; pass++ {
 		for _, pc := range c.calls {
 			if pc.pass != pass || pc.resolved || known.has(pc.ToolCallID) {
@@ -270,9 +302,38 @@ type idSet struct {
 	inserted map[string]bool
 }
 
-func newIDSet(results []idHash) *idSet {
-	slices.SortFunc(results, compareIDHash)
-	return &idSet{sorted: results, inserted: map[string]bool{}}
+// newIDSet builds the set; the sort is skipped when no call is pending
+// (the set is then never asked).
+func newIDSet(results *idList, needed bool) *idSet {
+	s := &idSet{inserted: map[string]bool{}}
+	if needed {
+		s.sorted = results.all()
+		slices.SortFunc(s.sorted, compareIDHash)
+	}
+	return s
+}
+
+// idList is an append-only list of hashes in fixed-size chunks, so that
+// growing it never copies what it holds.
+type idList struct{ chunks [][]idHash }
+
+const idChunk = 4096
+
+func (l *idList) add(h idHash) {
+	n := len(l.chunks)
+	if n == 0 || len(l.chunks[n-1]) == idChunk {
+		l.chunks = append(l.chunks, make([]idHash, 0, idChunk))
+		n++
+	}
+	l.chunks[n-1] = append(l.chunks[n-1], h)
+}
+
+func (l *idList) all() []idHash {
+	var out []idHash
+	for _, c := range l.chunks {
+		out = append(out, c...)
+	}
+	return out
 }
 
 func (s *idSet) has(id string) bool {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -27,6 +28,11 @@ func FuzzRepair(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte) {
 		checkLineVerdicts(t, input)
 		checkAgainstReference(t, input)
+		seq, _ := analyzeSequential(bytes.NewReader(input), nil)
+		par, _ := analyzeParallel(bytes.NewReader(input), 2, nil)
+		if !reflect.DeepEqual(normalized(seq), normalized(par)) {
+			t.Fatalf("parallel plan differs:\nseq %+v\npar %+v", seq, par)
+		}
 		plan, _ := Analyze(bytes.NewReader(input), nil)
 		if !plan.NeedsRewrite() {
 			return

@@ -19,14 +19,14 @@ type Counts struct {
 }
 
 // add counts a rewritten entry.
-func (c *Counts) add(r entryResult) {
-	if r.rules&RuleEmptyErrorTurn != 0 {
+func (c *Counts) add(rules Rules, images int) {
+	if rules&RuleEmptyErrorTurn != 0 {
 		c.RewrittenAssistantMessages++
 	}
-	if r.rules&RuleCorruptedImage != 0 {
-		c.RemovedCorruptedImageBlocks += r.images
+	if rules&RuleCorruptedImage != 0 {
+		c.RemovedCorruptedImageBlocks += images
 	}
-	if r.rules&RuleBlankUserText != 0 {
+	if rules&RuleBlankUserText != 0 {
 		c.RewrittenUserMessages++
 	}
 }

@@ -34,7 +34,7 @@ func referenceRepair(input []byte, now func() time.Time, uuid func() string) (Co
 			c.DroppedLines++
 			continue
 		case Rewrite:
-			c.add(res)
+			c.add(res.rules, res.images)
 		}
 		entries = append(entries, res.value)
 	}

@@ -15,7 +15,17 @@ import (
 // Analyze is the first pass: it classifies every line of r and returns the
 // plan. onVerdict, when not nil, sees the verdict of every line that is not
 // simply kept (drops, rewrites, re-serialized and blank lines), in order.
+// The per-line work is spread over the CPUs; the plan does not depend on
+// how many there are.
 func Analyze(r io.Reader, onVerdict func(Verdict)) (Plan, error) {
+	if w := workersFor(); w > 1 {
+		return analyzeParallel(r, w, onVerdict)
+	}
+	return analyzeSequential(r, onVerdict)
+}
+
+// analyzeSequential is Analyze on the calling goroutine alone.
+func analyzeSequential(r io.Reader, onVerdict func(Verdict)) (Plan, error) {
 	c := NewClassifier()
 	rd := jsonl.NewReader(r)
 	for {
