@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
 )
 
 // TestParallelPlanEqualsSequential: spreading the first pass over workers
