@@ -1,11 +1,13 @@
 package hygiene
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
 // replayTestRun is a Run for t with its resolved policy and a clock frozen
@@ -117,5 +119,52 @@ func TestReplayResponsesInvariant(t *testing.T) {
 	}
 	if !hasRule(r.Changes, ruleResponsesInvariant) || !r.Changes[len(r.Changes)-1].Rejects {
 		t.Errorf("refusal not recorded: %+v", r.Changes)
+	}
+}
+
+// replayBenchSession is a session of n tool-calling turns (about 1.7 KB each).
+func replayBenchSession(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"0196f1c2-7a3b-7c4d-9e8f-1a2b3c4d5e6f","timestamp":"2026-03-14T09:26:53.589Z","cwd":"/w"}` + "\n")
+	parent := "null"
+	pad := strings.Repeat("lorem ipsum ", 80)
+	for i := 0; i < n; i++ {
+		for j, msg := range []string{
+			`{"role":"user","content":"step ` + replayItoa(i) + `","timestamp":1773480420000}`,
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"plan","thinkingSignature":"c2lnbmF0dXJl"},{"type":"text","text":"Running."},{"type":"toolCall","id":"call_` + replayItoa(i) + `|fc_` + replayItoa(i) + `","name":"exec","arguments":{"cmd":"ls"}}],"api":"openai-responses","provider":"openai","model":"gpt-5","usage":{"input":20,"output":5},"stopReason":"toolUse","timestamp":1773480425000}`,
+			`{"role":"toolResult","toolCallId":"call_` + replayItoa(i) + `|fc_` + replayItoa(i) + `","toolName":"exec","content":[{"type":"text","text":"` + pad + `"}],"details":{"exit":0},"isError":false,"timestamp":1773480426000}`,
+		} {
+			id := "e" + replayItoa(i*3+j)
+			b.WriteString(`{"type":"message","id":"` + id + `","parentId":` + parent + `,"timestamp":"2026-03-14T09:27:00.000Z","message":` + msg + "}\n")
+			parent = `"` + id + `"`
+		}
+	}
+	return []byte(b.String())
+}
+
+func replayItoa(n int) string { return jsonl.MarshalString(jsonl.IntValue(int64(n))) }
+
+// BenchmarkReplayContext measures the replay rules alone (the context is
+// loaded once) for a Responses target and an Anthropic one.
+func BenchmarkReplayContext(b *testing.B) {
+	data := replayBenchSession(2000)
+	ctx, err := session.ReadContext(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tgt := range []Target{
+		{Provider: "openai", ModelAPI: "openai-responses", ModelID: "gpt-5"},
+		{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-opus-4-6"},
+		{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "mistral-large-latest"},
+	} {
+		b.Run(tgt.Provider, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ReplayContext(replayTestRun(tgt), ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
