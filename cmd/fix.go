@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -92,9 +91,19 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	paths, err := fixInputs(a, opts.Paths)
+	d, err := discoverSessions(opts.Paths, a)
 	if err != nil {
 		return err
+	}
+	if len(d.Roots) > 0 {
+		fmt.Fprintf(a.Err, "openclaw-doctor: scanned %s (%d session file(s))\n", strings.Join(d.Roots, ", "), len(d.Inputs))
+	}
+	var paths []string
+	for _, in := range d.Inputs {
+		paths = append(paths, in.Path)
+	}
+	if opts.Stdout && len(paths) != 1 {
+		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))
 	}
 	if opts.Stdout || (len(paths) == 1 && paths[0] == "-" && !opts.DryRun) {
 		return fixToStdout(a, opts, paths[0])
@@ -127,44 +136,6 @@ func (o *fixOptions) validate() error {
 		}
 	}
 	return nil
-}
-
-// fixInputs expands the arguments into session files: directories to the
-// *.jsonl files they hold, no argument to the local install's sessions.
-func fixInputs(a *app, args []string) ([]string, error) {
-	if len(args) == 0 {
-		return nil, usageErrorf("fix: no session file given")
-	}
-	var out []string
-	for _, arg := range args {
-		fi, err := os.Stat(arg)
-		if err != nil || !fi.IsDir() {
-			out = append(out, arg)
-			continue
-		}
-		files, err := fixSessionFilesIn(arg)
-		if err != nil {
-			return nil, &exitError{code: exitUsage, err: err}
-		}
-		out = append(out, files...)
-	}
-	return out, nil
-}
-
-// fixSessionFilesIn lists the session transcripts (*.jsonl) directly in dir,
-// sorted by name.
-func fixSessionFilesIn(dir string) ([]string, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, m := range matches {
-		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
-			out = append(out, m)
-		}
-	}
-	return out, nil
 }
 
 // fixToStdout writes the repaired content of one input to standard output.
