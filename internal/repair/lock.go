@@ -231,7 +231,7 @@ func (l *Lock) acquireOne(lockPath string, opts LockOptions) error {
 	deadline := opts.now().Add(opts.Wait)
 	for attempt := 1; attempt <= maxLockAttempts; attempt++ {
 		body := lockBody(opts.pid(), opts.now())
-		created, err := createLockFile(lockPath, body)
+		created, err := createLockFile(lockPath, body, opts.pid())
 		if err != nil {
 			return err
 		}
@@ -267,10 +267,41 @@ func (l *Lock) acquireOne(lockPath string, opts LockOptions) error {
 	return fmt.Errorf("%s: could not take the write lock after %d attempts (other processes keep taking it)", lockPath, maxLockAttempts)
 }
 
-// createLockFile creates lockPath exclusively and writes body into it. It
-// reports false, nil when the file already exists. A half-written lock is
-// removed, as OpenClaw does.
-func createLockFile(lockPath string, body []byte) (bool, error) {
+// linkLock is the hard-link call that publishes a lock (a seam for tests).
+var linkLock = os.Link
+
+// createLockFile creates lockPath exclusively with body and reports false,
+// nil when it already exists. The body is written to a temp file first and
+// published with link(2), which fails if the name exists: the lock appears
+// complete or not at all. A process killed between OpenClaw's plain O_EXCL
+// create and its write leaves an empty lock, which OpenClaw and we must
+// treat as live for 30 minutes. Where hard links are impossible, the plain
+// exclusive create is the fallback.
+func createLockFile(lockPath string, body []byte, pid int) (bool, error) {
+	dir, base := filepath.Split(lockPath)
+	tmp, _, err := createExclusive(dir, tempName(strings.TrimSuffix(base, ".lock"), pid), 0o666)
+	if err != nil {
+		return false, fmt.Errorf("%s: create write lock: %w", lockPath, err)
+	}
+	_, werr := tmp.Write(body)
+	if err := errors.Join(werr, tmp.Close()); err != nil {
+		_ = os.Remove(tmp.Name())
+		return false, fmt.Errorf("%s: write lock body: %w", lockPath, err)
+	}
+	err = linkLock(tmp.Name(), lockPath)
+	_ = os.Remove(tmp.Name())
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrExist):
+		return false, nil
+	}
+	return createLockFileInPlace(lockPath, body)
+}
+
+// createLockFileInPlace is OpenClaw's own way: an exclusive create, then the
+// body. A half-written lock is removed, as OpenClaw does.
+func createLockFileInPlace(lockPath string, body []byte) (bool, error) {
 	f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -421,5 +422,34 @@ func TestTooOldBoundary(t *testing.T) {
 		if info.Stale != tt.stale || (tt.after < 0 && info.Age != 0) {
 			t.Errorf("after %v: stale=%v age=%v, want stale=%v", tt.after, info.Stale, info.Age, tt.stale)
 		}
+	}
+}
+
+func TestLockIsPublishedComplete(t *testing.T) {
+	for _, linkFails := range []bool{false, true} {
+		t.Run(map[bool]string{false: "link", true: "exclusive create"}[linkFails], func(t *testing.T) {
+			dir := t.TempDir()
+			session := filepath.Join(dir, "s.jsonl")
+			var seen []string
+			withSeam(t, &linkLock, func(o, n string) error {
+				seen = append(seen, readString(t, o)) // the body is complete before it is published
+				if linkFails {
+					return &os.LinkError{Op: "link", Old: o, New: n, Err: syscall.EPERM}
+				}
+				return os.Link(o, n)
+			})
+			l, err := AcquireLock(session, LockOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := readString(t, session+".lock")
+			if len(seen) != 1 || seen[0] != body || !strings.HasPrefix(body, "{\n  \"pid\": ") {
+				t.Errorf("published %q, lock holds %q", seen, body)
+			}
+			if names := dirNames(t, dir); !slices.Equal(names, []string{"s.jsonl.lock"}) {
+				t.Errorf("directory holds %v", names)
+			}
+			_ = l.Release()
+		})
 	}
 }
