@@ -83,7 +83,7 @@ var ErrLocked = errors.New("session is locked")
 // reason for an early exit (the file is then untouched); the error is
 // non-nil only when the repair was attempted and failed (Result.Reason
 // then starts "repair failed: ") or when a live lock refused it (wrapping
-// [ErrLocked] and the *LiveLockError). A file that needs nothing is not
+// [ErrLocked] and the *LiveLockError; Result.Reason is its message). A file that needs nothing is not
 // touched at all: same bytes, same mtime.
 func RepairFile(path string, opts Options) (Result, error) {
 	res := Result{Path: path}
@@ -103,6 +103,7 @@ func RepairFile(path string, opts Options) (Result, error) {
 		if err != nil {
 			var live *LiveLockError
 			if errors.As(err, &live) {
+				res.Reason = live.Error()
 				return res, fmt.Errorf("%w: %w", ErrLocked, err)
 			}
 			res.Reason = "repair failed: " + err.Error()
