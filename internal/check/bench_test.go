@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/repair"
 )
 
 // benchInput is the file the benchmarks read: $OPENCLAW_BENCH_FILE (for
@@ -77,5 +78,24 @@ func BenchmarkCheck(b *testing.B) {
 				Reader(bytes.NewReader(data), "bench", -1, sel, Options{Workers: c.workers})
 			}
 		})
+	}
+}
+
+// BenchmarkClassifier is the repair classifier alone, the part of the
+// ordered pass that fix shares.
+func BenchmarkClassifier(b *testing.B) {
+	data := benchInput(b)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		rd := jsonl.NewReader(bytes.NewReader(data))
+		c := repair.NewClassifier()
+		for {
+			l, err := rd.Next()
+			if err != nil {
+				break
+			}
+			c.Line(l)
+		}
+		c.Finish()
 	}
 }

@@ -83,8 +83,8 @@ type batch struct {
 
 // fill reads lines until the batch is full; eof reports the end of input.
 func (b *batch) fill(rd *jsonl.Reader) (eof bool, err error) {
-	if cap(b.buf) > keptBatchBytes {
-		b.buf = nil
+	if cap(b.buf) > keptBatchBytes || b.buf == nil {
+		b.buf = make([]byte, 0, batchBytes+batchBytes/4) // room for the line that crosses the mark
 	}
 	b.buf, b.lines, b.ends = b.buf[:0], b.lines[:0], b.ends[:0]
 	defer b.settle()

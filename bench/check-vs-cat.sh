@@ -1,0 +1,58 @@
+#!/bin/sh
+# check-vs-cat.sh: how much slower `openclaw-doctor check` is than `cat` on
+# the same warm file, and check's peak memory (issue 2 §8).
+#
+# Generates a session with the shared generator (gensession -size SIZE
+# -seed 1 -images=off -corrupt 0.0001), warms the page cache, then times
+# `cat FILE >/dev/null` and `openclaw-doctor check FILE >/dev/null` RUNS
+# times each, interleaved, and prints the median wall times, their ratio
+# (target: check <= 8x cat) and check's largest peak RSS (target: <= 64 MiB
+# + the longest line + ~64 bytes per entry). The generated file is deleted
+# on exit.
+#
+# usage: OPENCLAW_GENSESSION_DIR=/path/to/gensession bench/check-vs-cat.sh [SIZE] [RUNS]
+#   SIZE defaults to 1G; RUNS to 3. TMPDIR chooses where the file goes.
+set -eu
+cd "$(dirname "$0")/.."
+size="${1:-1G}"
+runs="${2:-3}"
+gen="${OPENCLAW_GENSESSION_DIR:?set OPENCLAW_GENSESSION_DIR to the gensession generator folder (a Go program)}"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/check-vs-cat.XXXXXX")"
+trap 'rm -rf "$work"' EXIT INT TERM
+go build -o "$work/openclaw-doctor" .
+(cd "$gen" && go run . -size "$size" -seed 1 -images=off -corrupt 0.0001 -o "$work/session.jsonl") >&2
+file="$work/session.jsonl"
+bytes=$(wc -c <"$file")
+lines=$(wc -l <"$file")
+longest=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$file")
+cat "$file" >/dev/null # warm the page cache
+
+# seconds and peak RSS (KiB) of one command, via GNU time.
+measure() {
+	/usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || true
+	tail -n 1 "$work/time" # GNU time puts "Command exited with non-zero status" first
+}
+
+: >"$work/cat"
+: >"$work/check"
+i=0
+while [ "$i" -lt "$runs" ]; do
+	measure cat "$file" >>"$work/cat"
+	measure "$work/openclaw-doctor" check --severity-min error "$file" >>"$work/check"
+	i=$((i + 1))
+done
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+cat_s=$(cut -d' ' -f1 "$work/cat" | median)
+check_s=$(cut -d' ' -f1 "$work/check" | median)
+rss_kib=$(cut -d' ' -f2 "$work/check" | sort -n | tail -1)
+
+awk -v b="$bytes" -v l="$lines" -v ll="$longest" -v c="$cat_s" -v k="$check_s" -v r="$rss_kib" -v n="$runs" 'BEGIN {
+	printf "file: %.0f MiB, %d lines, longest line %.1f KiB\n", b / 1048576, l, ll / 1024
+	printf "cat:   %.2f s (median of %d)\n", c, n
+	printf "check: %.2f s (median of %d), %.0f MB/s\n", k, n, (k > 0 ? b / k / 1e6 : 0)
+	printf "check / cat: %.1fx (target <= 8x)\n", (c > 0 ? k / c : 0)
+	budget = 64 * 1048576 + ll + 64 * l
+	printf "check peak RSS: %.1f MiB (budget %.1f MiB = 64 MiB + longest line + 64 B x %d lines)\n", r / 1024, budget / 1048576, l
+}'
