@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -106,11 +107,12 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	contextLen := len(sctx.Messages)
 	msgs, replayErr := hygiene.ReplayContext(r, sctx)
 	if opts.format == "json" {
 		return printReplayJSON(a.Out, r, msgs, replayErr, opts.diff)
 	}
-	return printReplayText(a.Out, r, sctx, msgs, replayErr, opts.diff)
+	return printReplayText(a.Out, r, contextLen, msgs, replayErr, opts.diff)
 }
 
 // nowEnv freezes the clock replay reads (the time of a model switch, the
@@ -248,16 +250,22 @@ func printReplayJSON(w io.Writer, r *hygiene.Run, msgs []hygiene.Message, replay
 	if err != nil {
 		return err
 	}
+	bw := bufio.NewWriterSize(w, 1<<20)
 	buf := append([]byte(nil), head[:len(head)-1]...)
 	if replayErr != nil {
 		buf = appendErrorJSON(buf, "Error", replayErr.Error())
 	} else {
+		// One message at a time: the output is as large as the session.
 		buf = append(buf, `,"messages":[`...)
 		for i := range msgs {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
 			buf = jsonl.AppendJSON(buf, &msgs[i].V)
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
 		}
 		buf = append(buf, ']')
 	}
@@ -273,7 +281,10 @@ func printReplayJSON(w io.Writer, r *hygiene.Run, msgs []hygiene.Message, replay
 		buf = append(append(buf, `,"changes":`...), b...)
 	}
 	buf = append(buf, "}\n"...)
-	if _, err := w.Write(buf); err != nil {
+	if _, err := bw.Write(buf); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		return err
 	}
 	if replayErr != nil {
@@ -312,9 +323,10 @@ func reportLoaderError(w io.Writer, format string, r *hygiene.Run, le *session.L
 
 // printReplayText prints one line per replayed message, then a summary of
 // the changes (all of them with --diff).
-func printReplayText(w io.Writer, r *hygiene.Run, sctx *session.Context, msgs []hygiene.Message, replayErr error, diff bool) error {
+func printReplayText(out io.Writer, r *hygiene.Run, contextLen int, msgs []hygiene.Message, replayErr error, diff bool) error {
+	w := bufio.NewWriterSize(out, 64<<10)
 	t := r.Target
-	fmt.Fprintf(w, "replay for %s %s %s: %d context message(s)", t.Provider, orDash(t.ModelAPI), orDash(t.ModelID), len(sctx.Messages))
+	fmt.Fprintf(w, "replay for %s %s %s: %d context message(s)", t.Provider, orDash(t.ModelAPI), orDash(t.ModelID), contextLen)
 	if replayErr == nil {
 		fmt.Fprintf(w, " -> %d sent\n", len(msgs))
 		for i := range msgs {
@@ -326,6 +338,9 @@ func printReplayText(w io.Writer, r *hygiene.Run, sctx *session.Context, msgs []
 	writeChangeSummary(w, r.Changes)
 	if diff {
 		writeChanges(w, r.Changes)
+	}
+	if err := w.Flush(); err != nil {
+		return err
 	}
 	if replayErr != nil {
 		return &exitError{code: exitFindings, err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", t.Provider, replayErr)}

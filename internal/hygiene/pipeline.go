@@ -17,7 +17,11 @@ import (
 // Responses replay invariant (replay-rules.md §3.9d); it is also recorded as
 // a rejecting Change.
 func Replay(r *Run, msgs []Message) ([]Message, error) {
-	msgs = cloneMessages(msgs)
+	return replayOwned(r, cloneMessages(msgs))
+}
+
+// replayOwned is Replay over messages the rules may modify in place.
+func replayOwned(r *Run, msgs []Message) ([]Message, error) {
 	responses := isResponsesAPI(r.Target.ModelAPI)
 	pairing := r.Policy.RepairToolUseResultPairing
 
@@ -97,22 +101,29 @@ func cloneMessages(msgs []Message) []Message {
 
 // ReplayContext replays the context of a session's active branch for
 // r.Target: it applies the branch's model-snapshot state (step 2), then
-// runs [Replay] over the context messages. ctx is not modified.
+// runs the replay over the context messages. It consumes ctx: the rules
+// edit its message values in place (a session as large as memory allows is
+// not copied); use [Replay] on a copy to keep them.
 func ReplayContext(r *Run, ctx *session.Context) ([]Message, error) {
-	msgs := make([]Message, len(ctx.Messages))
-	for i, cm := range ctx.Messages {
-		msgs[i] = Message{V: cm.V, Line: cm.Line, EntryID: cm.EntryID}
-	}
 	ApplyModelSnapshot(r, ctx.ModelSnapshot, ctx.ModelSwitchTimestamp, ctx.HasModelSwitchTimestamp)
-	return Replay(r, msgs)
+	return replayOwned(r, contextMessages(ctx))
 }
 
 // ReplayChanges replays ctx for t and returns what the replay would change,
 // for `check --provider`: every rewrite as a Change, and OpenClaw's refusal
-// to replay (the Responses invariant) as a Change with Rejects set. The
-// messages themselves are discarded.
+// to replay (the Responses invariant) as a Change with Rejects set. ctx is
+// not modified, so it can be replayed for several targets.
 func ReplayChanges(t Target, ctx *session.Context) []Change {
 	r := NewRun(t)
-	_, _ = ReplayContext(r, ctx) // a refusal is recorded in r.Changes
+	ApplyModelSnapshot(r, ctx.ModelSnapshot, ctx.ModelSwitchTimestamp, ctx.HasModelSwitchTimestamp)
+	_, _ = Replay(r, contextMessages(ctx)) // a refusal is recorded in r.Changes
 	return r.Changes
+}
+
+func contextMessages(ctx *session.Context) []Message {
+	msgs := make([]Message, len(ctx.Messages))
+	for i, cm := range ctx.Messages {
+		msgs[i] = Message{V: cm.V, Line: cm.Line, EntryID: cm.EntryID}
+	}
+	return msgs
 }
