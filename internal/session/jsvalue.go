@@ -88,15 +88,19 @@ func stringToNumber(s string) float64 {
 func radixToNumber(digits string, base int) float64 {
 	var f float64
 	for _, c := range digits {
-		d := strings.IndexRune("0123456789abcdef", c|0x20)
-		if c >= 'A' && c <= 'F' || c >= 'a' && c <= 'f' || c >= '0' && c <= '9' {
-			if d >= base {
-				return math.NaN()
-			}
-			f = f*float64(base) + float64(d)
-			continue
+		d := -1
+		switch {
+		case c >= '0' && c <= '9':
+			d = int(c - '0')
+		case c >= 'a' && c <= 'f':
+			d = int(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			d = int(c-'A') + 10
 		}
-		return math.NaN()
+		if d < 0 || d >= base {
+			return math.NaN()
+		}
+		f = f*float64(base) + float64(d)
 	}
 	return f
 }

@@ -132,9 +132,10 @@ type loader struct {
 	ids       *arena
 	lines     int
 	malformed int
-	ids0      int // counter for ids the migrations generate
-	migrated  bool
-	header    int // record index of the header (partition's), -1 none
+	ids0      int  // counter for ids the migrations generate
+	migrated  bool // SessionManager's own migration ran (it then skips rejected entries)
+	legacy    bool // any migration ran
+	header    int  // record index of the header (partition's), -1 none
 }
 
 // Transcript is a loaded session file as OpenClaw 2026.9.6 holds it for
@@ -169,7 +170,7 @@ func Load(r io.Reader) (*Transcript, error) {
 	}
 	l.partition()
 	l.migrateFileEntries()
-	t := &Transcript{recs: l.recs, Lines: l.lines, MalformedLines: l.malformed, Migrated: l.migrated, header: l.header}
+	t := &Transcript{recs: l.recs, Lines: l.lines, MalformedLines: l.malformed, Migrated: l.legacy, header: l.header}
 	t.tree = l.navigate()
 	return t, nil
 }
@@ -303,9 +304,10 @@ func (l *loader) migrateLoaded() error {
 	if h >= 0 {
 		version = versionNumber(l.recs[h].extraVersion())
 	}
-	if version >= 3 || !(version < 3) { // NaN: the loop touches nothing
+	if !(version < 3) { // a NaN version also leaves every entry alone
 		return nil
 	}
+	l.legacy = true
 	for i := range l.recs {
 		r := &l.recs[i]
 		if r.shape == ShapeNull {
@@ -444,7 +446,7 @@ func (l *loader) migrateFileEntries() {
 	if version >= 3 {
 		return
 	}
-	l.migrated = true
+	l.migrated, l.legacy = true, true
 	l.renumber(version, func(idx int) *record {
 		if idx >= 0 && idx < len(l.recs) && l.recs[idx].has(fRecognized) {
 			return &l.recs[idx]

@@ -165,9 +165,7 @@ func (s *scanner) members(f func(key token)) {
 			s.i++
 			before := s.i
 			f(key)
-			if s.i == before {
-				s.skip()
-			}
+			s.progress(before)
 		default:
 			return // not valid JSON: stop
 		}
@@ -195,9 +193,18 @@ func (s *scanner) elements(f func()) {
 		}
 		before := s.i
 		f()
-		if s.i == before {
-			s.skip()
-		}
+		s.progress(before)
+	}
+}
+
+// progress makes sure a loop step consumed input: on invalid JSON a value
+// may stop at a stray delimiter, which is then skipped.
+func (s *scanner) progress(before int) {
+	if s.i == before {
+		s.skip()
+	}
+	if s.i == before {
+		s.i++
 	}
 }
 

@@ -291,6 +291,13 @@ func (t *Tree) opaqueAppendParent(id nid) nid {
 // canonicalParent is resolveSessionCanonicalParentId: follow opaque links
 // up to an indexed entry; a cycle or a dead end gives null.
 func (t *Tree) canonicalParent(id nid) nid {
+	p, _ := t.canonicalParentOrMissing(id)
+	return p
+}
+
+// canonicalParentOrMissing is canonicalParent that also names the id the
+// chain ended at when no line has it.
+func (t *Tree) canonicalParentOrMissing(id nid) (nid, string) {
 	var seen map[string]struct{}
 	cur := id
 	for cur.truthy() {
@@ -298,15 +305,19 @@ func (t *Tree) canonicalParent(id nid) nid {
 			break
 		}
 		if _, loop := seen[cur.s]; loop {
-			return none
+			return none, ""
 		}
 		if seen == nil {
 			seen = map[string]struct{}{}
 		}
 		seen[cur.s] = struct{}{}
-		cur = t.opaqueParents[cur.s].parent
+		o, ok := t.opaqueParents[cur.s]
+		if !ok {
+			return none, cur.s
+		}
+		cur = o.parent
 	}
-	return cur
+	return cur, ""
 }
 
 func (t *Tree) noteDuplicate(idx int32, id string) {
@@ -340,21 +351,27 @@ func (t *Tree) Leaf() (int, bool) { return t.leafIndex() }
 
 // entryParent is normalizeEntryParent's parent: the logical parent when the
 // entry was re-parented, else the canonical parent, never the entry itself.
-func (t *Tree) entryParent(i int32) nid {
-	p := t.resolvedParent(i)
+// missing names an id its parent chain led to that no line has.
+func (t *Tree) entryParent(i int32) (parent nid, missing string) {
+	p, missing := t.resolvedParentOrMissing(i)
 	if p.ok && p.s == t.nodes[i].id {
-		return none
+		return none, ""
 	}
-	return p
+	return p, missing
 }
 
 // resolvedParent is resolveEntryParentId.
 func (t *Tree) resolvedParent(i int32) nid {
+	p, _ := t.resolvedParentOrMissing(i)
+	return p
+}
+
+func (t *Tree) resolvedParentOrMissing(i int32) (nid, string) {
 	n := &t.nodes[i]
 	if lp, ok := t.logicalParents[n.id]; ok {
-		return lp
+		return lp, ""
 	}
-	return t.canonicalParent(nid{s: n.parent, ok: n.parentState == RefString})
+	return t.canonicalParentOrMissing(nid{s: n.parent, ok: n.parentState == RefString})
 }
 
 // Path is a branch: indexed entries from the root to the leaf.
@@ -391,9 +408,10 @@ func (t *Tree) BranchFrom(id string) Path {
 		}
 		seen[cur.s] = struct{}{}
 		if i, ok := t.byID[cur.s]; ok {
-			parent := t.entryParent(i)
+			parent, missing := t.entryParent(i)
 			p.Nodes = append(p.Nodes, int(i))
 			p.Parents = append(p.Parents, parent.s)
+			p.MissingID = missing
 			cur = parent
 			continue
 		}
@@ -444,8 +462,8 @@ type Cut struct {
 	// FirstLine is the line of the first entry of the cut branch.
 	FirstLine int
 	// Lost counts the entries of the branch that was active just before
-	// that first entry was appended: the history its missing parent most
-	// likely led back to, which the active branch no longer reaches.
+	// that first entry was appended and that the active branch no longer
+	// reaches: the history its missing parent most likely led back to.
 	Lost int
 }
 
@@ -458,8 +476,17 @@ func (t *Tree) BranchCut() (Cut, bool) {
 	}
 	first := &t.nodes[p.Nodes[0]]
 	c := Cut{MissingID: p.MissingID, FirstLine: int(first.line)}
-	if first.prevLeaf >= 0 {
-		c.Lost = len(t.BranchFrom(t.nodes[first.prevLeaf].id).Nodes)
+	if first.prevLeaf < 0 {
+		return c, true
+	}
+	active := make(map[int]struct{}, len(p.Nodes))
+	for _, i := range p.Nodes {
+		active[i] = struct{}{}
+	}
+	for _, i := range t.BranchFrom(t.nodes[first.prevLeaf].id).Nodes {
+		if _, ok := active[i]; !ok {
+			c.Lost++
+		}
 	}
 	return c, true
 }

@@ -1,0 +1,142 @@
+package session
+
+import (
+	"slices"
+	"testing"
+)
+
+// entry, side, link and leafRow build nodes for the tree tests.
+func entry(id string, parent Ref) Node {
+	return Node{Kind: NodeEntry, Type: TypeMessage, ID: id, ParentID: parent}
+}
+
+func side(id string, parent Ref) Node {
+	n := entry(id, parent)
+	n.Side = true
+	return n
+}
+
+func link(id string, parent Ref) Node {
+	return Node{Kind: NodeLink, Type: TypeOther, ID: id, ParentID: parent}
+}
+
+func leafRow(id string, target, appendParent Ref) Node {
+	return Node{Kind: NodeLeaf, Type: TypeLeaf, ID: id, ParentID: Null, TargetID: target, AppendParentID: appendParent}
+}
+
+func typed(n Node, t EntryType) Node { n.Type = t; return n }
+
+// branchIDs returns the ids of the active branch, root first.
+func branchIDs(t *Tree) []string {
+	var ids []string
+	for _, i := range t.Branch().Nodes {
+		ids = append(ids, t.Node(i).ID)
+	}
+	return ids
+}
+
+func buildTree(nodes ...Node) *Tree {
+	t := NewTree(len(nodes))
+	for i, n := range nodes {
+		n.Line = i + 1
+		t.Add(n)
+	}
+	return t
+}
+
+func TestTreeLeafAndBranch(t *testing.T) {
+	tests := []struct {
+		name   string
+		nodes  []Node
+		leaf   string // "" = no leaf
+		branch []string
+	}{
+		{"linear chain", []Node{entry("a", Null), entry("b", Str("a")), entry("c", Str("b"))}, "c", []string{"a", "b", "c"}},
+		{"later sibling becomes the leaf", []Node{entry("a", Null), entry("b", Str("a")), entry("c", Str("a"))}, "c", []string{"a", "c"}},
+		{"side entry never becomes the leaf", []Node{entry("a", Null), side("s", Str("a"))}, "a", []string{"a"}},
+		{"child of the cursor is re-parented onto the leaf",
+			[]Node{entry("a", Null), entry("b", Str("a")), side("s", Str("b")), entry("c", Str("s"))}, "c", []string{"a", "b", "c"}},
+		{"opaque record moves only the cursor",
+			[]Node{entry("a", Null), link("o", Str("a")), entry("b", Str("o"))}, "b", []string{"a", "b"}},
+		{"opaque parent not at the cursor is walked through",
+			[]Node{entry("a", Null), link("o", Str("a")), entry("x", Str("a")), entry("b", Str("o"))}, "b", []string{"a", "b"}},
+		{"entry without parentId joins the leaf", []Node{entry("a", Null), entry("b", Ref{})}, "b", []string{"a", "b"}},
+		{"leaf row selects its target",
+			[]Node{entry("a", Null), entry("b", Str("a")), entry("c", Str("a")), leafRow("L", Str("b"), Ref{})}, "b", []string{"a", "b"}},
+		{"leaf row to unknown ids is ignored",
+			[]Node{entry("a", Null), entry("b", Str("a")), leafRow("L", Str("zz"), Ref{})}, "b", []string{"a", "b"}},
+		{"leaf row to null clears the leaf", []Node{entry("a", Null), leafRow("L", Null, Ref{})}, "", nil},
+		{"leaf row's append parent gets the next entry re-parented",
+			[]Node{entry("a", Null), entry("b", Str("a")), entry("c", Str("a")), leafRow("L", Str("b"), Str("c")), entry("d", Str("c"))},
+			"d", []string{"a", "b", "d"}},
+		{"missing parent truncates the branch",
+			[]Node{entry("a", Null), entry("c", Str("gone")), entry("d", Str("c"))}, "d", []string{"c", "d"}},
+		{"parent cycle stops the walk", []Node{entry("a", Str("b")), entry("b", Str("a"))}, "b", []string{"a", "b"}},
+		{"own parent is a root", []Node{entry("a", Null), entry("b", Str("b"))}, "b", []string{"b"}},
+		{"duplicate id: the later entry wins",
+			[]Node{entry("a", Null), entry("b", Str("a")), entry("a", Str("b")), entry("c", Str("a"))}, "c", []string{"b", "a", "c"}}, // the walk stops at the first "a" again
+		{"label with an unknown target is not indexed",
+			[]Node{entry("a", Null), typed(Node{Kind: NodeEntry, ID: "l", ParentID: Str("a"), TargetID: Str("zz")}, TypeLabel)}, "a", []string{"a"}},
+		{"reset: later entries outside its subtree join the leaf",
+			[]Node{entry("a", Null), entry("b", Str("a")), typed(entry("r", Str("b")), TypeReset), entry("c", Str("a"))},
+			"c", []string{"a", "b", "r", "c"}},
+		{"reset: a leaf row outside the reset subtree is overridden",
+			[]Node{entry("a", Null), typed(entry("r", Str("a")), TypeReset), entry("b", Str("r")), leafRow("L", Str("a"), Ref{})},
+			"b", []string{"a", "r", "b"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := buildTree(tc.nodes...)
+			leaf := ""
+			if i, ok := tr.Leaf(); ok {
+				leaf = tr.Node(i).ID
+			}
+			if leaf != tc.leaf {
+				t.Errorf("leaf = %q, want %q", leaf, tc.leaf)
+			}
+			if got := branchIDs(tr); !slices.Equal(got, tc.branch) {
+				t.Errorf("branch = %v, want %v", got, tc.branch)
+			}
+		})
+	}
+}
+
+func TestTreeDuplicatesAndMissingParents(t *testing.T) {
+	tr := buildTree(entry("a", Null), entry("b", Str("a")), link("o", Str("b")), // lines 1-3
+		entry("e", Str("d")), entry("a", Str("e")), link("o", Str("a")), entry("f", Str("a"))) // d is missing
+	want := []Duplicate{{ID: "a", FirstLine: 1, LastLine: 5}, {ID: "o", FirstLine: 3, LastLine: 6}}
+	if got := tr.Duplicates(); !slices.Equal(got, want) {
+		t.Errorf("Duplicates = %v, want %v", got, want)
+	}
+	if got, want := tr.MissingParents(), []MissingParent{{Node: 3, Line: 4, ParentID: "d"}}; !slices.Equal(got, want) {
+		t.Errorf("MissingParents = %v, want %v", got, want)
+	}
+}
+
+func TestTreeBranchCut(t *testing.T) {
+	tr := buildTree(entry("a", Null), entry("b", Str("a")), entry("c", Str("b")), // lines 1-3
+		entry("e", Str("d")), entry("f", Str("e"))) // line 4's parent d is missing
+	cut, ok := tr.BranchCut()
+	if want := (Cut{MissingID: "d", FirstLine: 4, Lost: 3}); !ok || cut != want {
+		t.Errorf("BranchCut = %+v %v, want %+v", cut, ok, want)
+	}
+	p := tr.Branch()
+	if p.MissingID != "d" || p.Cycle || !slices.Equal(branchIDs(tr), []string{"e", "f"}) {
+		t.Errorf("path %v ends at %q (cycle %v)", branchIDs(tr), p.MissingID, p.Cycle)
+	}
+	whole := buildTree(entry("a", Null), entry("b", Str("a")))
+	if _, ok := whole.BranchCut(); ok {
+		t.Error("a branch reaching its root is not cut")
+	}
+}
+
+func TestTreeCycleFlag(t *testing.T) {
+	tr := buildTree(entry("a", Str("b")), entry("b", Str("a")))
+	p := tr.Branch()
+	if !p.Cycle || p.MissingID != "" {
+		t.Errorf("cycle = %v missing = %q", p.Cycle, p.MissingID)
+	}
+	if _, ok := tr.BranchCut(); ok {
+		t.Error("a cycle is not a missing-parent cut")
+	}
+}
