@@ -97,6 +97,7 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 	if len(d.Roots) > 0 {
 		fmt.Fprintf(a.Err, "openclaw-doctor: scanned %s (%d session file(s))\n", strings.Join(d.Roots, ", "), len(d.Inputs))
 	}
+	defer governMemory()()
 	return r.run(ctx, d)
 }
 

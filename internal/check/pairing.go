@@ -1,15 +1,25 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+	"hash/maphash"
+)
+
+var idSeed = maphash.MakeSeed()
+
+func idHash(id string) uint64 { return maphash.String(idSeed, id) }
 
 // pairing follows tool calls and their results in file order, with the
 // rule strict providers apply (Anthropic, Bedrock, OpenAI Responses): the
 // results of an assistant's tool calls come right after it, before any
 // other message.
 type pairing struct {
-	turn     []pendingCall  // calls of the latest assistant turn
-	calls    map[string]int // every call id seen -> line of its assistant
-	answered map[string]int // every result id seen -> line of the result
+	turn []pendingCall // calls of the latest assistant turn
+	// calls and answered map every call id and result id seen (hashed: 12
+	// bytes an id instead of the id itself) to the line of its assistant or
+	// result. A collision could only change the wording of a finding.
+	calls    map[uint64]int32
+	answered map[uint64]int32
 	// missing are the calls left without a result, reported at the end
 	// unless fix inserts their result (code-mode calls).
 	missing []missingCall
@@ -27,8 +37,8 @@ type missingCall struct {
 }
 
 func (pr *pairing) init() {
-	pr.calls = map[string]int{}
-	pr.answered = map[string]int{}
+	pr.calls = map[uint64]int32{}
+	pr.answered = map[uint64]int32{}
 }
 
 // assistant starts a new tool turn with the assistant's calls.
@@ -40,8 +50,8 @@ func (pr *pairing) assistant(p *pass, line int, entryID string, calls []callFact
 		}
 		id := p.ids.str(c.id)
 		pr.turn = append(pr.turn, pendingCall{id: id, name: p.ids.str(c.name), entryID: entryID, line: line})
-		if _, seen := pr.calls[id]; !seen {
-			pr.calls[id] = line
+		if _, seen := pr.calls[idHash(id)]; !seen {
+			pr.calls[idHash(id)] = int32(line)
 		}
 	}
 }
@@ -67,20 +77,20 @@ func (pr *pairing) result(p *pass, line int, entryID string, f *facts) {
 		c := &pr.turn[i]
 		if c.id == f.resultID && !c.answered {
 			c.answered = true
-			pr.answered[c.id] = line
+			pr.answered[idHash(c.id)] = int32(line)
 			return
 		}
 	}
-	id := p.ids.str(f.resultID)
+	id, h := f.resultID, idHash(f.resultID)
 	var msg string
-	if first, dup := pr.answered[id]; dup {
+	if first, dup := pr.answered[h]; dup {
 		msg = fmt.Sprintf("duplicate tool result for call %s (first answered at line %d)", quote(id), first)
-	} else if callLine, ok := pr.calls[id]; ok {
+	} else if callLine, ok := pr.calls[h]; ok {
 		msg = fmt.Sprintf("tool result for call %s (line %d) is not right after its assistant turn: other messages come between", quote(id), callLine)
 	} else {
 		msg = fmt.Sprintf("no tool call with id %s comes before this result", quote(id))
 	}
-	pr.answered[id] = line
+	pr.answered[h] = int32(line)
 	p.add(OrphanToolResult, line, entryID, msg)
 }
 

@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+)
+
+// Memory governor for long reads. Go's default collector lets the heap
+// grow to twice its live size before collecting, so a check that keeps
+// 40 MB of ids and tree nodes would peak near 100 MB. While it runs, the
+// governor keeps a soft memory limit just above the live heap instead:
+// peak memory follows what is kept, plus memoryHeadroom. The limit tracks
+// the live heap, so a run that must keep more never thrashes against it.
+const (
+	memoryHeadroom    = 24 << 20 // garbage allowed between collections
+	memoryRuntimeCost = 16 << 20 // stacks, runtime metadata, free spans
+	memoryTick        = 50 * time.Millisecond
+)
+
+// governMemory starts the governor; the returned function stops it and
+// restores the previous limit.
+func governMemory() (stop func()) {
+	prev := debug.SetMemoryLimit(-1)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(memoryTick)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			if sample[0].Value.Kind() == metrics.KindUint64 {
+				live := sample[0].Value.Uint64()
+				debug.SetMemoryLimit(int64(min(live+memoryHeadroom+memoryRuntimeCost, math.MaxInt64)))
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		debug.SetMemoryLimit(prev)
+	}
+}
