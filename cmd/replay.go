@@ -167,17 +167,21 @@ func wrapLoadError(path string, err error) error {
 	return fmt.Errorf("%s: %w", path, err)
 }
 
-// replayTarget completes the target from the session: the provider and
-// model of its last model change or assistant turn, and the api of its last
-// assistant turn or the provider's usual api.
+// replayTarget completes the target. Without --provider it is the
+// session's: the provider and model of its last model change or assistant
+// turn, and the api of its last assistant turn (or the provider's usual
+// api). A provider given alone implies its usual api; the session's api and
+// model id are used only when the given provider is the session's and the
+// provider has no usual api (respectively: always for the model id).
 func replayTarget(opts *replayOptions, sctx *session.Context) (hygiene.Target, error) {
 	t := hygiene.Target{Provider: opts.provider, ModelAPI: opts.modelAPI, ModelID: opts.modelID, Reasoning: opts.reasoning}
 	var sessionProvider, sessionModel, sessionAPI string
 	if sctx != nil && sctx.Model != nil {
 		sessionProvider, sessionModel, sessionAPI = sctx.Model.Provider, sctx.Model.ModelID, sctx.ModelAPI
 	}
-	sameProvider := t.Provider == "" || hygiene.NormalizeProvider(t.Provider) == hygiene.NormalizeProvider(sessionProvider)
-	if t.Provider == "" {
+	fromSession := t.Provider == ""
+	sameProvider := fromSession || hygiene.NormalizeProvider(t.Provider) == hygiene.NormalizeProvider(sessionProvider)
+	if fromSession {
 		t.Provider = sessionProvider
 	}
 	if t.Provider == "" {
@@ -186,11 +190,14 @@ func replayTarget(opts *replayOptions, sctx *session.Context) (hygiene.Target, e
 	if t.ModelID == "" && sameProvider {
 		t.ModelID = sessionModel
 	}
-	if t.ModelAPI == "" && sameProvider && sessionAPI != "" {
+	if t.ModelAPI == "" && fromSession {
 		t.ModelAPI = sessionAPI
 	}
 	if t.ModelAPI == "" {
 		t.ModelAPI = hygiene.DefaultModelAPI(t.Provider)
+	}
+	if t.ModelAPI == "" && sameProvider {
+		t.ModelAPI = sessionAPI
 	}
 	return t, nil
 }
