@@ -95,49 +95,90 @@ const (
 	keyResultID0 // toolCallId … call_id (session.ToolResultIDKeys)
 )
 
-// lookupKey maps a decoded key to its identifier.
-func lookupKey(k string) keyID {
-	switch k {
-	case "type":
-		return keyType
-	case "id":
-		return keyID_
-	case "message":
-		return keyMessage
-	case "role":
-		return keyRole
-	case "content":
-		return keyContent
-	case "stopReason":
-		return keyStopReason
-	case "api":
-		return keyAPI
-	case "provider":
-		return keyProvider
-	case "model":
-		return keyModel
-	case "text":
-		return keyText
-	case "data":
-		return keyData
-	case "mimeType":
-		return keyMime0
-	case "mediaType":
-		return keyMime1
-	case "media_type":
-		return keyMime2
-	case "toolCallId":
-		return keyResultID0
-	case "toolUseId":
-		return keyResultID0 + 1
-	case "tool_call_id":
-		return keyResultID0 + 2
-	case "tool_use_id":
-		return keyResultID0 + 3
-	case "callId":
-		return keyResultID0 + 4
-	case "call_id":
-		return keyResultID0 + 5
+// lookupKey maps a decoded key to its identifier at level. Only the keys
+// the level notes are recognised; the switch on the length keeps the
+// common miss to one or two comparisons.
+func lookupKey(level int, k string) keyID {
+	switch level {
+	case levelTop:
+		switch k {
+		case "type":
+			return keyType
+		case "id":
+			return keyID_
+		case "message":
+			return keyMessage
+		}
+	case levelMessage:
+		return messageKey(k)
+	case levelBlock:
+		switch k {
+		case "type":
+			return keyType
+		case "text":
+			return keyText
+		case "data":
+			return keyData
+		case "mimeType":
+			return keyMime0
+		case "mediaType":
+			return keyMime1
+		case "media_type":
+			return keyMime2
+		}
+	}
+	return keyOther
+}
+
+// messageKey identifies the noted members of a message.
+func messageKey(k string) keyID {
+	switch len(k) {
+	case 3:
+		if k == "api" {
+			return keyAPI
+		}
+	case 4:
+		if k == "role" {
+			return keyRole
+		}
+	case 5:
+		if k == "model" {
+			return keyModel
+		}
+	case 6:
+		if k == "callId" {
+			return keyResultID0 + 4
+		}
+	case 7:
+		switch k {
+		case "content":
+			return keyContent
+		case "call_id":
+			return keyResultID0 + 5
+		}
+	case 8:
+		if k == "provider" {
+			return keyProvider
+		}
+	case 9:
+		if k == "toolUseId" {
+			return keyResultID0 + 1
+		}
+	case 10:
+		switch k {
+		case "stopReason":
+			return keyStopReason
+		case "toolCallId":
+			return keyResultID0
+		}
+	case 11:
+		if k == "tool_use_id" {
+			return keyResultID0 + 3
+		}
+	case 12:
+		if k == "tool_call_id" {
+			return keyResultID0 + 2
+		}
 	}
 	return keyOther
 }
@@ -190,7 +231,7 @@ func (s *scanner) object(level int) error {
 		if err != nil {
 			return err
 		}
-		k := s.key(start, s.i-1, esc)
+		k := s.key(level, start, s.i-1, esc)
 		s.space()
 		if s.i >= len(s.d) || s.d[s.i] != ':' {
 			return errSyntax
@@ -217,12 +258,12 @@ func (s *scanner) object(level int) error {
 	}
 }
 
-// key identifies the key whose body is d[start:end].
-func (s *scanner) key(start, end int, esc bool) keyID {
+// key identifies the key whose body is d[start:end], at level.
+func (s *scanner) key(level, start, end int, esc bool) keyID {
 	if !esc {
-		return lookupKey(unsafe.String(unsafe.SliceData(s.d[start:end]), end-start))
+		return lookupKey(level, unsafe.String(unsafe.SliceData(s.d[start:end]), end-start))
 	}
-	return lookupKey(decodeString(s.d, start, end, true))
+	return lookupKey(level, decodeString(s.d, start, end, true))
 }
 
 // member scans the value of member k of an object at level.
