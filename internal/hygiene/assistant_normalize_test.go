@@ -174,7 +174,8 @@ func TestCompactionCheckpointReindexed(t *testing.T) {
 // TestStripInternalMetadataVectors compares with OpenClaw's own
 // stripInternalMetadataForDisplay on the inputs of
 // testdata/openclaw-strip-metadata.json ([input, OpenClaw's output] pairs,
-// written by running OpenClaw 2026.9.6's function).
+// written by running OpenClaw 2026.9.6's function: hand-made inputs, then
+// random concatenations of delimiters, markers, hints and line breaks).
 func TestStripInternalMetadataVectors(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "openclaw-strip-metadata.json"))
 	if err != nil {
@@ -192,4 +193,30 @@ func TestStripInternalMetadataVectors(t *testing.T) {
 			t.Errorf("strip(%q) = %q, OpenClaw %q", p[0], got, p[1])
 		}
 	}
+}
+
+// FuzzAssistantText: metadata stripping and NO_REPLY detection take any
+// text without panicking, and stripping never adds text.
+func FuzzAssistantText(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "openclaw-strip-metadata.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var pairs [][2]string
+	if err := json.Unmarshal(data, &pairs); err != nil {
+		f.Fatal(err)
+	}
+	for _, p := range pairs {
+		f.Add(p[0])
+	}
+	f.Add("<think>x</think>\nNO_REPLY")
+	f.Add("[Inter-session message] a\n" + interSessionExplanation)
+	f.Fuzz(func(t *testing.T, text string) {
+		out := stripInternalMetadataForDisplay(text)
+		if len(out) > len(text)+2 { // a removed block may leave one "\n\n" joint
+			t.Errorf("stripping grew %q to %q", text, out)
+		}
+		_ = isSilentReplyPayloadText(text)
+		_ = stripInterSessionMarker(text)
+	})
 }

@@ -2,6 +2,8 @@ package hygiene
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -167,4 +169,43 @@ func BenchmarkReplayContext(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzReplaySession replays arbitrary session files (seeded with the
+// conformance cases) for a target chosen by the input: no panic, and the
+// only error is OpenClaw's Responses invariant.
+func FuzzReplaySession(f *testing.F) {
+	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	for i, c := range cases {
+		if data, err := os.ReadFile(c); err == nil && len(data) < 64<<10 {
+			f.Add(data, uint8(i))
+		}
+	}
+	targets := []Target{
+		{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-opus-4-6"},
+		{Provider: "openai", ModelAPI: "openai-responses", ModelID: "gpt-5"},
+		{Provider: "google", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro"},
+		{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "mistral-large-latest"},
+		{Provider: "github-copilot", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"},
+		{Provider: "acme", ModelAPI: "acme", ModelID: "acme"},
+	}
+	f.Fuzz(func(t *testing.T, data []byte, pick uint8) {
+		ctx, err := session.ReadContext(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		r := replayTestRun(targets[int(pick)%len(targets)])
+		msgs, err := ReplayContext(r, ctx)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "invalid_replay_transcript: ") {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		for _, m := range msgs {
+			if !m.V.IsObject() {
+				t.Fatalf("replayed a non-object message %s", jsonl.Marshal(m.V))
+			}
+		}
+	})
 }
