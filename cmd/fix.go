@@ -106,7 +106,7 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))
 	}
 	if opts.Stdout || (len(paths) == 1 && paths[0] == "-" && !opts.DryRun) {
-		return fixToStdout(a, opts, paths[0])
+		return fixToStdout(a, paths[0])
 	}
 	run := &fixRun{app: a, opts: opts}
 	for _, p := range paths {
@@ -139,7 +139,7 @@ func (o *fixOptions) validate() error {
 }
 
 // fixToStdout writes the repaired content of one input to standard output.
-func fixToStdout(a *app, opts *fixOptions, path string) error {
+func fixToStdout(a *app, path string) error {
 	name, cleanup, err := fixSource(a, path)
 	if err != nil {
 		return err
