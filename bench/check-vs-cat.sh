@@ -28,9 +28,11 @@ lines=$(wc -l <"$file")
 longest=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$file")
 cat "$file" >/dev/null # warm the page cache
 
-# seconds and peak RSS (KiB) of one command, via GNU time.
+# wall seconds, peak RSS (KiB) and CPU seconds (user + system) of one
+# command, via GNU time. CPU time is printed too because on a shared
+# machine wall time also measures the other tenants.
 measure() {
-	/usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || true
+	/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || true
 	tail -n 1 "$work/time" # GNU time puts "Command exited with non-zero status" first
 }
 
@@ -47,11 +49,13 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 cat_s=$(cut -d' ' -f1 "$work/cat" | median)
 check_s=$(cut -d' ' -f1 "$work/check" | median)
 rss_kib=$(cut -d' ' -f2 "$work/check" | sort -n | tail -1)
+cpu_s=$(awk '{ print $3 + $4 }' "$work/check" | median)
 
-awk -v b="$bytes" -v l="$lines" -v ll="$longest" -v c="$cat_s" -v k="$check_s" -v r="$rss_kib" -v n="$runs" 'BEGIN {
+awk -v b="$bytes" -v l="$lines" -v ll="$longest" -v c="$cat_s" -v k="$check_s" -v r="$rss_kib" -v n="$runs" -v u="$cpu_s" 'BEGIN {
 	printf "file: %.0f MiB, %d lines, longest line %.1f KiB\n", b / 1048576, l, ll / 1024
 	printf "cat:   %.2f s (median of %d)\n", c, n
 	printf "check: %.2f s (median of %d), %.0f MB/s\n", k, n, (k > 0 ? b / k / 1e6 : 0)
+	printf "check CPU time: %.2f s (user + system), %.0f MB per CPU second\n", u, (u > 0 ? b / u / 1e6 : 0)
 	printf "check / cat: %.1fx (target <= 8x)\n", (c > 0 ? k / c : 0)
 	budget = 64 * 1048576 + ll + 64 * l
 	printf "check peak RSS: %.1f MiB (budget %.1f MiB = 64 MiB + longest line + 64 B x %d lines)\n", r / 1024, budget / 1048576, l

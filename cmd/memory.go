@@ -14,7 +14,7 @@ import (
 // peak memory follows what is kept, plus memoryHeadroom. The limit tracks
 // the live heap, so a run that must keep more never thrashes against it.
 const (
-	memoryHeadroom    = 24 << 20 // garbage allowed between collections
+	memoryHeadroom    = 16 << 20 // garbage allowed between collections
 	memoryRuntimeCost = 16 << 20 // stacks, runtime metadata, free spans
 	memoryTick        = 50 * time.Millisecond
 )

@@ -28,7 +28,7 @@ type Result struct {
 const (
 	batchBytes = 1 << 20
 	batchLines = 8192
-	inFlight   = 6
+	inFlight   = 4
 	// parallelThreshold: smaller files are checked on one goroutine, where
 	// batching and hand-offs would cost more than they save.
 	parallelThreshold = 8 << 20

@@ -1,0 +1,25 @@
+// Package check finds what is wrong with an OpenClaw session transcript
+// without changing it: one finding, with a stable check id ([Catalogue]),
+// a severity, the physical line and a fix hint, per problem.
+//
+// Guarantees:
+//
+//   - The findings of checks that fix repairs come from the repair
+//     classifier itself (package repair), so a file has a [Finding.Fixable]
+//     finding exactly when `openclaw-doctor fix` would rewrite it; fix's
+//     early exits (no header, nothing surviving, unreadable) are report-only
+//     errors.
+//   - Line numbers are physical: 1-based, blank lines counted.
+//   - One pass, one tape parse per line: workers validate each line and read
+//     the few fields the checks need ([jsonl.Tape]); an ordered pass feeds
+//     the classifier, the navigation tree (duplicate ids, missing parents,
+//     the cut active branch) and the tool-call pairing. Memory is bounded by
+//     a few batches of lines, the longest line, and the ids the tree and
+//     the pairing keep; never by the file.
+//   - Inline and parallel runs report the same findings in the same order.
+//
+// It does not check what only a provider-specific replay reveals (tool id
+// formats, role order, Gemini thought signatures); those belong to replay.
+// The pairing follows the strict providers' rule in file order (results
+// right after their assistant turn), not the active branch.
+package check
