@@ -260,6 +260,8 @@ func (r *fixRun) printText(res repair.Result, err error, lines []repair.Verdict)
 	switch {
 	case errors.As(err, &locked):
 		fmt.Fprintf(out, "%s: not repaired: %v\nhint: stop the OpenClaw session first, or use --force\n", res.Path, locked)
+	case res.Reason == repair.ReasonMissing && strings.HasPrefix(res.Path, "sqlite:"):
+		fmt.Fprintf(out, "%s: not repaired: %s (not a file: an SQLite transcript marker of OpenClaw 2026.9+; fix repairs JSONL files)\n", res.Path, res.Reason)
 	case res.Reason != "":
 		fmt.Fprintf(out, "%s: not repaired: %s\n", res.Path, res.Reason)
 		if res.Reason == repair.ReasonInvalidHeader && res.Plan.FirstEntryLine > 0 {
