@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -244,48 +243,59 @@ func (b *contextBuilder) split(n int) [][]wanted {
 	return append(parts, b.want[start:])
 }
 
-// readPart parses the lines of one part, reading r sequentially and
-// skipping what is not wanted.
+// Blocks of the second pass: wanted lines closer than maxBlockGap are read
+// with one ReadAt into one buffer of at most maxBlockBytes (a longer line
+// gets a block of its own); the parsed values alias these buffers.
+const (
+	maxBlockGap   = 64 << 10
+	maxBlockBytes = 4 << 20
+)
+
+// readPart parses the lines of one part, block by block.
 func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
-	const gapSeek = 1 << 20 // beyond this gap, re-position instead of reading through
-	var (
-		br  *bufio.Reader
-		pos int64 = -1
-		mem       = newArena(4 << 20)
-		buf []byte
-	)
-	for k, w := range want {
-		rec := &b.t.recs[w.rec]
-		if k > 0 && want[k-1].rec == w.rec { // listed twice: parse once
-			*w.dst = *want[k-1].dst
-			continue
+	for start := 0; start < len(want); {
+		end, from, to := b.block(want, start)
+		buf := make([]byte, to-from)
+		if _, err := r.ReadAt(buf, from); err != nil && !(errors.Is(err, io.EOF) && len(buf) > 0) {
+			return fmt.Errorf("line %d: %w", b.t.recs[want[start].rec].line, err)
 		}
-		if br == nil || rec.off < pos || rec.off-pos > gapSeek {
-			br = bufio.NewReaderSize(io.NewSectionReader(r, rec.off, math.MaxInt64-rec.off), 1<<20)
-			pos = rec.off
+		for k := start; k < end; k++ {
+			w := want[k]
+			if k > 0 && want[k-1].rec == w.rec { // listed twice: parse once
+				*w.dst = *want[k-1].dst
+				continue
+			}
+			rec := &b.t.recs[w.rec]
+			line := buf[rec.off-from : rec.off-from+int64(rec.n) : rec.off-from+int64(rec.n)]
+			v, err := jsonl.ParseOwned(line)
+			if err != nil {
+				return fmt.Errorf("line %d changed while reading: %w", rec.line, err)
+			}
+			*w.dst = v
 		}
-		if _, err := br.Discard(int(rec.off - pos)); err != nil {
-			return fmt.Errorf("line %d: %w", rec.line, err)
-		}
-		buf = growTo(buf, int(rec.n))
-		if _, err := io.ReadFull(br, buf); err != nil {
-			return fmt.Errorf("line %d: %w", rec.line, err)
-		}
-		pos = rec.off + int64(rec.n)
-		v, err := jsonl.ParseOwned(mem.bytes(buf))
-		if err != nil {
-			return fmt.Errorf("line %d changed while reading: %w", rec.line, err)
-		}
-		*w.dst = v
+		start = end
 	}
 	return nil
 }
 
-func growTo(b []byte, n int) []byte {
-	if cap(b) < n {
-		return make([]byte, n)
+// block extends a block from want[start]: it returns the end index and the
+// byte range to read.
+func (b *contextBuilder) block(want []wanted, start int) (end int, from, to int64) {
+	first := &b.t.recs[want[start].rec]
+	from, to = first.off, first.off+int64(first.n)
+	end = start + 1
+	for ; end < len(want); end++ {
+		rec := &b.t.recs[want[end].rec]
+		next := rec.off + int64(rec.n)
+		if rec.off-to > maxBlockGap || next-from > maxBlockBytes {
+			if rec.off >= from && next <= to { // a repeat of a line already inside
+				continue
+			}
+			break
+		}
+		to = max(to, next)
 	}
-	return b[:n]
+	return end, from, to
 }
 
 // messages is iterateSessionContextMessages.

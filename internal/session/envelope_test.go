@@ -274,3 +274,14 @@ func seedLines(f *testing.F) [][]byte {
 	}
 	return out
 }
+
+// TestScanManyEscapes: a long string full of escapes is scanned in linear
+// time (a quadratic scan would take minutes here).
+func TestScanManyEscapes(t *testing.T) {
+	text := bytes.Repeat([]byte(`a\n\"`), 1<<18)
+	line := []byte(`{"type":"message","message":{"role":"user","content":"` + string(text) + `"},"id":"x"}`)
+	if e := ScanEnvelope(line); e.ID.ID != "x" || !e.FieldsOK {
+		t.Fatalf("envelope = %+v", e)
+	}
+	checkEnvelope(t, line)
+}

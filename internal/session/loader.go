@@ -223,7 +223,11 @@ func (l *loader) read(r io.Reader) error {
 
 // record scans one valid line.
 func (l *loader) record(b []byte, off int64, num int) record {
-	e := scanEnvelope(b, l.ids)
+	return recordOf(scanEnvelope(b, l.ids), b, off, num)
+}
+
+// recordOf keeps what the loader needs of an envelope.
+func recordOf(e Envelope, b []byte, off int64, num int) record {
 	r := record{off: off, n: int32(len(b)), line: int32(num), typ: e.Type, shape: e.Shape,
 		role: e.role, id: e.ID, parent: e.ParentID}
 	set := func(f recFlags, on bool) {
@@ -461,27 +465,68 @@ func (l *loader) navigate() *Tree {
 	t := NewTree(len(l.recs))
 	for i := range l.recs {
 		r := &l.recs[i]
-		n := Node{Line: int(r.line), Type: r.typ, ID: r.id.ID, ParentID: r.parent}
+		var n Node
 		switch {
 		case i == l.header:
+			n = r.node(NodeInert)
 		case r.has(fRecognized):
 			if l.migrated && !r.indexed() {
-				break // SessionManager skips migrated entries the codec rejects
+				n = r.node(NodeInert) // SessionManager skips migrated entries the codec rejects
+				break
 			}
 			r.flags |= fIndexed
-			n.Kind, n.Side = NodeEntry, r.has(fSide)
-			if r.x != nil {
-				n.TargetID, n.FirstKeptID = r.x.target, r.x.firstKept
-			}
-		case r.leafRow():
-			n.Kind, n.TargetID, n.AppendParentID = NodeLeaf, r.x.target, r.x.appendParent
-		case r.parentLinked():
-			n.Kind = NodeLink
-		}
-		if n.Kind == NodeInert {
-			n.ID, n.ParentID = "", Ref{}
+			n = r.node(NodeEntry)
+		default:
+			n = r.opaqueNode()
 		}
 		t.Add(n)
 	}
 	return t
+}
+
+// node is the record as a tree node of the given kind.
+func (r *record) node(kind NodeKind) Node {
+	n := Node{Line: int(r.line), Kind: kind, Type: r.typ}
+	if kind == NodeInert {
+		return n
+	}
+	n.ID, n.ParentID = r.id.ID, r.parent
+	switch kind {
+	case NodeEntry:
+		n.Side = r.has(fSide)
+		if r.x != nil {
+			n.TargetID, n.FirstKeptID = r.x.target, r.x.firstKept
+		}
+	case NodeLeaf:
+		n.TargetID, n.AppendParentID = r.x.target, r.x.appendParent
+	}
+	return n
+}
+
+// opaqueNode classifies a line the codec rejects: a leaf row, a record
+// with id and parentId, or nothing.
+func (r *record) opaqueNode() Node {
+	switch {
+	case r.leafRow():
+		return r.node(NodeLeaf)
+	case r.parentLinked():
+		return r.node(NodeLink)
+	}
+	return r.node(NodeInert)
+}
+
+// NodeOf classifies one line for a [Tree] as the loader does in a current
+// (version 3 or later) file: a canonical entry the entry codec accepts, a
+// leaf row, another record with id and parentId, or an inert line (headers
+// included). It is what a streaming checker can do line by line; [Load]
+// additionally migrates files without a header or below version 3.
+func NodeOf(e Envelope, line int) Node {
+	r := recordOf(e, nil, 0, line)
+	switch {
+	case r.typ == TypeSession:
+		return r.node(NodeInert)
+	case r.indexed():
+		return r.node(NodeEntry)
+	}
+	return r.opaqueNode()
 }

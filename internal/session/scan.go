@@ -43,25 +43,31 @@ type token struct {
 	escaped bool // raw holds a backslash escape
 }
 
-// str scans a string starting at the opening quote.
+// str scans a string starting at the opening quote. Each byte is looked
+// at a bounded number of times, however many escapes the string holds.
 func (s *scanner) str() token {
 	s.i++ // opening quote
 	start := s.i
 	escaped := false
+	quote := -1 // index of the next '"' at or after s.i, -1 = not searched yet
 	for s.i < len(s.b) {
-		j := bytes.IndexAny(s.b[s.i:], "\"\\")
-		if j < 0 {
-			s.i = len(s.b)
-			break
+		if quote < s.i {
+			j := bytes.IndexByte(s.b[s.i:], '"')
+			if j < 0 {
+				s.i = len(s.b)
+				break
+			}
+			quote = s.i + j
 		}
-		s.i += j
-		if s.b[s.i] == '"' {
+		k := bytes.IndexByte(s.b[s.i:quote], '\\')
+		if k < 0 { // no escape before the quote: the string ends there
+			s.i = quote
 			t := token{raw: s.b[start:s.i], escaped: escaped}
 			s.i++
 			return t
 		}
 		escaped = true
-		s.i += 2 // backslash and the escaped byte (\uXXXX's digits need no care)
+		s.i += k + 2 // the backslash and the escaped byte (\uXXXX's digits need no care)
 	}
 	return token{raw: s.b[start:min(s.i, len(s.b))], escaped: escaped}
 }

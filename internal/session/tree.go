@@ -1,5 +1,7 @@
 package session
 
+import "slices"
+
 // NodeKind says how a line takes part in navigation.
 type NodeKind uint8
 
@@ -399,15 +401,24 @@ func (t *Tree) Branch() Path {
 // walk (the reachable suffix is kept); a repeated id ends it too.
 func (t *Tree) BranchFrom(id string) Path {
 	var p Path
-	seen := map[string]struct{}{}
+	// An id names one node (the index's or the opaque map's), so a bit per
+	// node stands in for OpenClaw's set of seen ids.
+	seen := make([]uint64, (len(t.nodes)+63)/64)
+	visit := func(i int32) bool {
+		w, bit := i/64, uint64(1)<<(i%64)
+		if seen[w]&bit != 0 {
+			return false
+		}
+		seen[w] |= bit
+		return true
+	}
 	cur := some(id)
 	for cur.truthy() {
-		if _, loop := seen[cur.s]; loop {
-			p.Cycle = true
-			break
-		}
-		seen[cur.s] = struct{}{}
 		if i, ok := t.byID[cur.s]; ok {
+			if !visit(i) {
+				p.Cycle = true
+				break
+			}
 			parent, missing := t.entryParent(i)
 			p.Nodes = append(p.Nodes, int(i))
 			p.Parents = append(p.Parents, parent.s)
@@ -420,12 +431,14 @@ func (t *Tree) BranchFrom(id string) Path {
 			p.MissingID = cur.s
 			break
 		}
+		if !visit(o.node) {
+			p.Cycle = true
+			break
+		}
 		cur = o.parent
 	}
-	for i, j := 0, len(p.Nodes)-1; i < j; i, j = i+1, j-1 {
-		p.Nodes[i], p.Nodes[j] = p.Nodes[j], p.Nodes[i]
-		p.Parents[i], p.Parents[j] = p.Parents[j], p.Parents[i]
-	}
+	slices.Reverse(p.Nodes)
+	slices.Reverse(p.Parents)
 	return p
 }
 
