@@ -20,8 +20,10 @@ import (
 // write lock older than this is stale whatever its owner is doing.
 const DefaultLockStaleAfter = 30 * time.Minute
 
-// maxLockAttempts bounds the create/reclaim loop of one acquisition, so two
-// processes that keep reclaiming each other's locks cannot spin forever.
+// maxLockAttempts bounds how often one acquisition finds a lock gone or
+// removes one, so two processes that keep reclaiming each other's locks
+// cannot spin forever. Waiting for a live lock is bounded by
+// LockOptions.Wait instead.
 const maxLockAttempts = 100
 
 // maxLockBackoff is the longest pause between two attempts while waiting for
@@ -229,7 +231,8 @@ func AcquireLock(path string, opts LockOptions) (*Lock, error) {
 
 func (l *Lock) acquireOne(lockPath string, opts LockOptions) error {
 	deadline := opts.now().Add(opts.Wait)
-	for attempt := 1; attempt <= maxLockAttempts; attempt++ {
+	takeovers := 0 // locks that vanished or that we removed: bounded
+	for attempt := 1; takeovers <= maxLockAttempts; attempt++ {
 		body := lockBody(opts.pid(), opts.now())
 		created, err := createLockFile(lockPath, body, opts.pid())
 		if err != nil {
@@ -242,6 +245,7 @@ func (l *Lock) acquireOne(lockPath string, opts LockOptions) error {
 		}
 		info, err := inspectLockFile(lockPath, opts)
 		if errors.Is(err, fs.ErrNotExist) {
+			takeovers++
 			continue // released between our create and our read
 		}
 		if err != nil {
@@ -249,11 +253,13 @@ func (l *Lock) acquireOne(lockPath string, opts LockOptions) error {
 		}
 		switch {
 		case info.Reclaimable:
+			takeovers++
 			if err := removeLockIfUnchanged(info); err != nil {
 				return err
 			}
 			l.ReplacedStale = append(l.ReplacedStale, *info)
 		case opts.Force:
+			takeovers++
 			if err := removeLockIfUnchanged(info); err != nil {
 				return err
 			}
