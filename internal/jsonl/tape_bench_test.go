@@ -1,13 +1,30 @@
 package jsonl
 
 import (
+	"bytes"
+	"os"
 	"testing"
 )
 
-// benchLines is the real session of testdata/corpus plus the conformance
+// benchLines is $OPENCLAW_BENCH_FILE's lines (for example a gensession
+// output), else the real session of testdata/corpus plus the conformance
 // cases: typical transcript lines (text, tool calls, usage objects).
 func benchLines(b *testing.B) ([][]byte, int64) {
 	lines := corpusLines(b)
+	if path := os.Getenv("OPENCLAW_BENCH_FILE"); path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all, err := ReadAll(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = lines[:0]
+		for _, l := range all {
+			lines = append(lines, l.Bytes)
+		}
+	}
 	var n int64
 	for _, l := range lines {
 		n += int64(len(l)) + 1
