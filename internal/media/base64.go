@@ -12,40 +12,79 @@ import "strings"
 // when explicit padding is present; and non-zero unused low bits in the last
 // data character.
 func CanonicalBase64(s string) (canonical string, ok bool) {
-	var cleaned []byte // nil until the first ignored character
-	padding, sawPadding, lastData := 0, false, 0
+	// Fast path: a run of data characters, then at most two '=' at the very
+	// end, which is what almost every payload is.
+	i := 0
+	for i < len(s) && b64Class[s[i]] == classData {
+		i++
+	}
+	end := i
+	for end < len(s) && end-i < 2 && s[end] == '=' {
+		end++
+	}
+	if end == len(s) {
+		return finishCanonical(s, end-i, end > i, lastDataValue(s[:i]))
+	}
+	return canonicalSlow(s)
+}
+
+// canonicalSlow handles payloads with ignorable characters.
+func canonicalSlow(s string) (string, bool) {
+	cleaned := make([]byte, 0, len(s))
+	padding, sawPadding := 0, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c <= ' ' {
-			if cleaned == nil {
-				cleaned = make([]byte, i, len(s))
-				copy(cleaned, s[:i])
-			}
+		switch b64Class[c] {
+		case classIgnored:
 			continue
-		}
-		if c == '=' {
+		case classPad:
 			padding++
 			if padding > 2 {
 				return "", false
 			}
 			sawPadding = true
-		} else {
-			v := base64Value(c)
-			if sawPadding || v < 0 {
+		case classData:
+			if sawPadding {
 				return "", false
 			}
-			lastData = v
+		default:
+			return "", false
 		}
-		if cleaned != nil {
-			cleaned = append(cleaned, c)
-		}
+		cleaned = append(cleaned, c)
 	}
-	out := s
-	if cleaned != nil {
-		out = string(cleaned)
-	}
-	return finishCanonical(out, padding, sawPadding, lastData)
+	data := cleaned[:len(cleaned)-padding]
+	return finishCanonical(string(cleaned), padding, sawPadding, lastDataValue(string(data)))
 }
+
+// lastDataValue is the 6-bit value of the last character of data (0 when
+// empty).
+func lastDataValue(data string) int {
+	if data == "" {
+		return 0
+	}
+	return base64Value(data[len(data)-1])
+}
+
+// Character classes of canonical base64 (bytes ≥ 0x80 are invalid).
+const (
+	classInvalid = iota
+	classData
+	classPad
+	classIgnored
+)
+
+var b64Class = func() (t [256]uint8) {
+	for c := 0; c <= ' '; c++ {
+		t[c] = classIgnored
+	}
+	for c := range 256 {
+		if base64Value(byte(c)) >= 0 {
+			t[c] = classData
+		}
+	}
+	t['='] = classPad
+	return t
+}()
 
 // finishCanonical applies the length and pad-bit rules to the cleaned text.
 func finishCanonical(cleaned string, padding int, sawPadding bool, lastData int) (string, bool) {
@@ -102,10 +141,21 @@ func base64Value(c byte) int {
 // allowed) are subtracted. OpenClaw's replay refuses images whose estimate
 // exceeds [MaxInputBytes].
 func EstimateDecodedBytes(s string) int {
-	effective := utf16Len(s)
+	effective := 0
 	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' {
-			effective--
+		c := s[i]
+		switch {
+		case c <= ' ':
+			// not counted
+		case c < 0x80 || c >= 0xF0:
+			// ASCII: one unit; a four-byte lead: the first unit of a pair
+			// (the second is counted below, with its continuation bytes).
+			effective++
+		case c >= 0xC0:
+			effective++ // lead of a two- or three-byte character
+		}
+		if c >= 0xF0 {
+			effective++
 		}
 	}
 	if effective == 0 {
@@ -130,29 +180,4 @@ func lastNonSpace(s string, i int) int {
 		i--
 	}
 	return i
-}
-
-// utf16Len is the JavaScript length of s (UTF-16 code units). s may be
-// WTF-8: an encoded lone surrogate counts as one unit, like any other
-// three-byte sequence.
-func utf16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c < 0x80:
-			i++
-		case c >= 0xF0:
-			i += 4
-			n++ // astral characters take a surrogate pair
-		case c >= 0xE0:
-			i += 3
-		case c >= 0xC0:
-			i += 2
-		default:
-			i++ // stray continuation byte; the parser never produces one
-		}
-		n++
-	}
-	return n
 }

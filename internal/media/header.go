@@ -39,8 +39,14 @@ func ReadHeader(b []byte) (h Header, ok bool) { return readHeader(fullView(b)) }
 // prefix when that settles it. It also returns the payload's exact decoded
 // length.
 func ProbeBase64(canonical string) (h Header, ok bool, decodedLen int) {
+	return probeBase64(canonical, headerPrefixBytes)
+}
+
+// probeBase64 is ProbeBase64 with the prefix size as a parameter (tests
+// use a tiny one to exercise the fallback).
+func probeBase64(canonical string, prefixBytes int) (h Header, ok bool, decodedLen int) {
 	decodedLen = DecodedLen(canonical)
-	prefixChars := min(len(canonical), headerPrefixBytes/3*4)
+	prefixChars := min(len(canonical), max(prefixBytes/3, 1)*4)
 	prefix, err := base64.StdEncoding.DecodeString(canonical[:prefixChars])
 	if err != nil {
 		return Header{}, false, decodedLen

@@ -135,7 +135,7 @@ func resized(img image.Image, w, h int) image.Image {
 	if b.Dx() == w && b.Dy() == h {
 		return img
 	}
-	return imaging.Resize(img, w, h, imaging.Lanczos)
+	return resizeLanczos(img, w, h)
 }
 
 // makeOpaque discards img's alpha channel in place, keeping colours as
