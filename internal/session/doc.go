@@ -5,4 +5,37 @@
 // (docs/session-format.md in this repository summarises the format).
 //
 // It reads values parsed by package jsonl and never writes files.
+//
+// # Loading for replay
+//
+// [ReadContext] (or [Load] then [Transcript.Context]) follows OpenClaw
+// 2026.9.6, the loading `replay` reproduces: parseSessionEntries (the whole
+// file trimmed, split on "\n", blank lines skipped, JSON.parse failures
+// counted), migrateSessionEntries, then SessionManager.fromEntries, whose
+// entry codec sorts lines into entries and opaque records and whose
+// navigation picks the leaf, and buildSessionContext over the branch. No
+// header is needed. Guarantees:
+//
+//   - The context messages equal OpenClaw's, value and key order, on every
+//     conformance case and every case under testdata/cases (goldens recorded
+//     from OpenClaw by testdata/gen.sh).
+//   - Where OpenClaw's loader throws (a null line before the header, a bare
+//     number in a v1 file, a summary entry without a valid timestamp), the
+//     result is a *[LoaderError] carrying the same JavaScript error text.
+//   - The first pass keeps under 200 bytes per line and decodes no message:
+//     lines are scanned for their envelope ([ScanEnvelope]) and for the few
+//     members the codec's schemas test. The second pass parses only the
+//     lines the context needs, read back by offset.
+//
+// Not done: ids that migrations draw are deterministic UUID-shaped strings,
+// not random ones; timestamps are parsed in the ISO-8601 forms V8 accepts
+// ([ParseDateMillis]), not in V8's legacy free-text formats.
+//
+// # Navigation for checkers
+//
+// [Tree] is OpenClaw's navigation alone, fed one [Node] per line (under 100
+// bytes each), so a streaming checker can find the active leaf and branch,
+// duplicate ids, missing parents and what a cut costs ([Tree.BranchCut])
+// without holding the file. [NodeOf] classifies a scanned line as the loader
+// does for a current-version file.
 package session
