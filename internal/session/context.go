@@ -201,7 +201,7 @@ func (b *contextBuilder) boundaryFirstKept() (string, bool) {
 // read parses every wanted line. Large reads are split into contiguous
 // parts parsed in parallel (parsing dominates the cost of a replay).
 func (b *contextBuilder) read(r io.ReaderAt) error {
-	parts := b.split(runtime.GOMAXPROCS(0))
+	parts := b.split(parseWorkers())
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for p := range parts {
@@ -214,6 +214,9 @@ func (b *contextBuilder) read(r io.ReaderAt) error {
 	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// parseWorkers is how many goroutines the second pass may use (a test seam).
+var parseWorkers = func() int { return runtime.GOMAXPROCS(0) }
 
 // minParallelBytes is the least input worth a second parsing goroutine.
 const minParallelBytes = 8 << 20

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -189,5 +191,37 @@ func TestLoadMigration(t *testing.T) {
 	tr, err = Load(strings.NewReader(header + "\n"))
 	if err != nil || tr.Migrated {
 		t.Errorf("v3 file: migrated %v err %v", tr.Migrated, err)
+	}
+}
+
+// TestParallelSecondPass: the split second pass gives the same context as a
+// single reader, on a transcript large enough to be split.
+func TestParallelSecondPass(t *testing.T) {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	writeBenchTranscript(w, 3*minParallelBytes/2)
+	w.Flush()
+	read := func(workers int) *Context {
+		saved := parseWorkers
+		parseWorkers = func() int { return workers }
+		defer func() { parseWorkers = saved }()
+		ctx, err := ReadContext(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ctx
+	}
+	one, four := read(1), read(4)
+	if len(one.Messages) < 1000 || len(one.Messages) != len(four.Messages) {
+		t.Fatalf("messages: %d with one reader, %d with four", len(one.Messages), len(four.Messages))
+	}
+	for i := range one.Messages {
+		a, b := one.Messages[i], four.Messages[i]
+		if a.Line != b.Line || a.EntryID != b.EntryID || !sameJSON(&a.V, &b.V) {
+			t.Fatalf("message %d differs: line %d/%d", i, a.Line, b.Line)
+		}
+	}
+	if one.LeafID != four.LeafID || one.Lines != four.Lines {
+		t.Errorf("leaf %q/%q lines %d/%d", one.LeafID, four.LeafID, one.Lines, four.Lines)
 	}
 }
