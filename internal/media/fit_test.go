@@ -1,6 +1,11 @@
 package media
 
 import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/color"
+	"image/jpeg"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,4 +102,43 @@ func TestWithinLimits(t *testing.T) {
 	if WithinLimits(100, 5001, 5000, big) {
 		t.Error("over 25 million pixels accepted")
 	}
+}
+
+// An EXIF-rotated JPEG comes out upright, turned as rastermill turns it:
+// for orientation 6 the stored top-left corner ends up top-right.
+func TestFitOrientation(t *testing.T) {
+	src := image.NewNRGBA(image.Rect(0, 0, 3000, 2000))
+	for y := range 2000 {
+		for x := range 3000 {
+			c := color.NRGBA{20, 20, 200, 255}
+			if x < 1500 && y < 1000 {
+				c = color.NRGBA{230, 20, 20, 255}
+			}
+			src.SetNRGBA(x, y, c)
+		}
+	}
+	raw := withEXIFOrientation(encodeJPEG(t, src, 90), 6)
+	f, err := Fit(toB64(raw), DefaultLimits)
+	if err != nil || !f.Resized || f.Width != 800 || f.Height != 1200 {
+		t.Fatalf("Fit = %dx%d resized %v, %v", f.Width, f.Height, f.Resized, err)
+	}
+	out, err := jpeg.Decode(bytes.NewReader(mustB64(t, f.Data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	isRed := func(x, y int) bool {
+		r, g, b, _ := out.At(x, y).RGBA()
+		return r>>8 > 180 && g>>8 < 80 && b>>8 < 80
+	}
+	if !isRed(700, 100) || isRed(100, 100) || isRed(700, 1100) {
+		t.Fatalf("corners: top-right red %v, top-left red %v, bottom-right red %v", isRed(700, 100), isRed(100, 100), isRed(700, 1100))
+	}
+}
+
+func mustB64(t *testing.T, s string) []byte {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -167,7 +167,8 @@ func parallelRows(n int, f func(y int)) {
 }
 
 // resizeLanczos scales img to exactly w×h. Planar YCbCr stays YCbCr (4:2:0
-// out), 8-bit RGBA stays RGBA; other types go through imaging.
+// out), 8-bit RGBA stays RGBA, 8-bit gray stays gray; other types go
+// through imaging.
 func resizeLanczos(img image.Image, w, h int) image.Image {
 	switch m := img.(type) {
 	case *image.YCbCr:
@@ -177,6 +178,9 @@ func resizeLanczos(img image.Image, w, h int) image.Image {
 	case *image.NRGBA:
 		// Opaque here (makeOpaque ran), so NRGBA bytes are RGBA bytes.
 		return rgbaFrom(resizePlane(rgbaPlane(m.Pix, m.Stride, m.Rect), w, h))
+	case *image.Gray:
+		p := resizePlane(plane{pix: m.Pix, stride: m.Stride, width: m.Rect.Dx(), height: m.Rect.Dy(), channels: 1}, w, h)
+		return &image.Gray{Pix: p.pix, Stride: p.stride, Rect: image.Rect(0, 0, w, h)}
 	}
 	return imaging.Resize(img, w, h, imaging.Lanczos)
 }

@@ -18,22 +18,23 @@ import (
 // shrink decodes buf once and re-encodes it as JPEG for each side of grid
 // and each quality step until an output has at most maxBytes bytes.
 func shrink(buf []byte, grid []int, maxBytes int) (Fitted, error) {
-	src, err := decodeOriented(buf)
+	src, orientation, err := decodeChecked(buf)
 	if err != nil {
 		return Fitted{}, err
 	}
 	b := src.Bounds()
+	dispW, dispH := Header{Width: b.Dx(), Height: b.Dy(), Orientation: orientation}.DisplaySize()
 	smallest := -1
 	var prevW, prevH int
 	var enc bytes.Buffer
 	for _, side := range grid {
-		w, h := ScaledSize(b.Dx(), b.Dy(), side)
+		w, h := ScaledSize(dispW, dispH, side)
 		if w == prevW && h == prevH {
 			// Same pixels as the previous side: every quality already failed.
 			continue
 		}
 		prevW, prevH = w, h
-		rgb := encodable(resized(src, w, h))
+		rgb := encodable(orientedResize(src, orientation, w, h))
 		for _, q := range QualitySteps {
 			enc.Reset()
 			if err := jpeg.Encode(&enc, rgb, &jpeg.Options{Quality: q}); err != nil {
@@ -54,32 +55,43 @@ func shrink(buf []byte, grid []int, maxBytes int) (Fitted, error) {
 		FormatBytesShort(maxBytes) + " (got " + FormatBytesShort(smallest) + ")"}
 }
 
-// decodeOriented decodes buf with rastermill's admission checks, in its
-// order, and applies the EXIF orientation.
-func decodeOriented(buf []byte) (image.Image, error) {
+// orientedResize gives the w×h displayed picture of src stored with an EXIF
+// orientation: it resizes in storage orientation (axes swapped for 5–8)
+// and then turns the small result, which is cheaper than turning the source.
+func orientedResize(src image.Image, orientation, w, h int) image.Image {
+	rw, rh := w, h
+	if orientation >= 5 && orientation <= 8 {
+		rw, rh = h, w
+	}
+	return orient(resized(src, rw, rh), orientation)
+}
+
+// decodeChecked decodes buf with rastermill's admission checks, in its
+// order, drops its alpha channel, and returns its EXIF orientation.
+func decodeChecked(buf []byte) (image.Image, int, error) {
 	h, ok := ReadHeader(buf)
 	if !ok {
-		return nil, rastermillError("Unable to determine image dimensions; refusing to process")
+		return nil, 0, rastermillError("Unable to determine image dimensions; refusing to process")
 	}
 	if err := checkPixelBudget(h.Width, h.Height); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	decode := decoders[h.Format]
 	if decode == nil {
-		return nil, errUnavailable
+		return nil, 0, errUnavailable
 	}
 	img, err := decode(bytes.NewReader(buf))
 	if err != nil {
 		if photonFormats[h.Format] {
-			return nil, rastermillError("Unable to decode image with Photon")
+			return nil, 0, rastermillError("Unable to decode image with Photon")
 		}
-		return nil, errUnavailable
+		return nil, 0, errUnavailable
 	}
 	b := img.Bounds()
 	if err := checkPixelBudget(b.Dx(), b.Dy()); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return orient(makeOpaque(img), h.Orientation), nil
+	return makeOpaque(img), h.Orientation, nil
 }
 
 // checkPixelBudget is rastermill's validatePixelBudget.
