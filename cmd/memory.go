@@ -8,13 +8,15 @@ import (
 )
 
 // Memory governor for long reads. Go's default collector lets the heap
-// grow to twice its live size before collecting, so a check that keeps
-// 40 MB of ids and tree nodes would peak near 100 MB. While it runs, the
-// governor keeps a soft memory limit just above the live heap instead:
-// peak memory follows what is kept, plus memoryHeadroom. The limit tracks
+// grow to twice its live size before collecting: a check that keeps 40 MB
+// of ids and tree nodes would peak near 100 MB, and one that keeps 5 MB
+// would collect after every 5 MB of garbage. While it runs, the governor
+// turns the proportional trigger off and keeps a soft memory limit a fixed
+// headroom above the live heap instead: peak memory follows what is kept
+// plus memoryHeadroom, and small heaps collect less often. The limit tracks
 // the live heap, so a run that must keep more never thrashes against it.
 const (
-	memoryHeadroom    = 16 << 20 // garbage allowed between collections
+	memoryHeadroom    = 24 << 20 // garbage allowed between collections
 	memoryRuntimeCost = 16 << 20 // stacks, runtime metadata, free spans
 	memoryTick        = 50 * time.Millisecond
 )
@@ -23,6 +25,7 @@ const (
 // restores the previous limit.
 func governMemory() (stop func()) {
 	prev := debug.SetMemoryLimit(-1)
+	prevPercent := debug.SetGCPercent(-1)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
@@ -46,6 +49,7 @@ func governMemory() (stop func()) {
 	return func() {
 		close(done)
 		<-finished
+		debug.SetGCPercent(prevPercent)
 		debug.SetMemoryLimit(prev)
 	}
 }
