@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -224,6 +225,37 @@ func (r *fixRun) file(path string) {
 	if r.opts.Format == "text" {
 		r.printText(res, err, lines)
 	}
+	if path != "-" {
+		r.reportLeftovers(path)
+	}
+}
+
+// reportLeftovers handles what an interrupted earlier repair left beside
+// the file: temp files of dead processes hold nothing the session lacks and
+// are removed; backups are only reported, since one may hold bytes a
+// lock-ignoring writer appended.
+func (r *fixRun) reportLeftovers(path string) {
+	if r.opts.DryRun {
+		return
+	}
+	leftovers, err := repair.FindLeftovers(path)
+	if err != nil {
+		return // the file's own report already says what is wrong with it
+	}
+	for _, l := range leftovers {
+		switch {
+		case l.PIDAlive:
+			continue // another repair is running: leave its files alone
+		case l.Kind == "temp" && l.Redundant:
+			if err := os.Remove(l.Path); err == nil {
+				fmt.Fprintf(r.Err, "openclaw-doctor: %s: removed the temp file of an interrupted repair: %s\n", path, l.Path)
+			}
+		case l.Kind == "backup" && l.Redundant:
+			fmt.Fprintf(r.Err, "openclaw-doctor: %s: leftover backup of an interrupted repair (same content as the file; safe to delete): %s\n", path, l.Path)
+		case l.Kind == "backup":
+			fmt.Fprintf(r.Err, "openclaw-doctor: %s: leftover backup of an earlier repair (holds the file as it was before that repair): %s\n", path, l.Path)
+		}
+	}
 }
 
 // record counts the outcome for the exit status and the JSON report.
@@ -242,7 +274,9 @@ func (r *fixRun) record(res repair.Result, err error) {
 	case isReadFailure(res.Reason):
 		r.unread++
 		r.failed++
-	case res.Reason != "" || (err != nil && !res.Repaired):
+	case res.Reason != "" || err != nil:
+		// err with Repaired set: the file was replaced, but a lock-ignoring
+		// writer appended to the old inode; its bytes are in the kept backup.
 		r.failed++
 	case r.opts.DryRun && res.Repaired:
 		r.changing++
@@ -277,6 +311,10 @@ func (r *fixRun) printText(res repair.Result, err error, lines []repair.Verdict)
 	}
 	if err != nil && locked == nil && res.Reason == "" {
 		fmt.Fprintf(r.Err, "openclaw-doctor: %v\n", err) // repaired, with a warning (e.g. a concurrent writer)
+	}
+	if res.BackupCleanupErr != nil {
+		// OpenClaw's own wording for a backup it could not delete.
+		fmt.Fprintf(r.Err, "openclaw-doctor: session file repair backup cleanup failed: %v (%s)\n", res.BackupCleanupErr, filepath.Base(res.BackupPath))
 	}
 	if res.BackupPath != "" {
 		fmt.Fprintf(out, "  backup kept: %s\n", res.BackupPath)

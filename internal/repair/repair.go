@@ -67,6 +67,9 @@ type Result struct {
 	BackupPath string
 	// Plan is the first pass's plan (empty when the file could not be read).
 	Plan Plan
+	// BackupCleanupErr is why the backup could not be deleted after a
+	// successful replace (the backup is then kept: BackupPath).
+	BackupCleanupErr error
 	// Lock reports stale locks replaced and live locks taken over.
 	ReplacedStaleLocks, OverriddenLocks []LockInfo
 }
@@ -157,7 +160,7 @@ func replaceFile(res Result, abs string, snap Snapshot, plan *Plan, opts Options
 		return WriteRepaired(w, f, plan, opts.now, opts.uuid)
 	}
 	rr, err := Replace(abs, snap, write, ropts)
-	res.BackupPath = rr.BackupPath
+	res.BackupPath, res.BackupCleanupErr = rr.BackupPath, rr.BackupCleanupErr
 	if err != nil && !rr.Replaced {
 		res.Repaired = false
 		res.InsertedToolResults = 0 // OpenClaw's failure result has no insertedToolResults
