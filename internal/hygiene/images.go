@@ -2,6 +2,7 @@ package hygiene
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -167,8 +168,8 @@ func applyImageJob(r *Run, m *Message, b *jsonl.Value, j *imageJob) {
 	s := j.result
 	switch {
 	case s.Resized:
-		r.Record(ruleImageResize, m, "%s %dx%d (%s) re-encoded as image/jpeg %dx%d q%d (%s)",
-			j.mime, s.SourceWidth, s.SourceHeight, media.FormatBytesShort(s.SourceBytes),
+		r.Record(ruleImageResize, m, "%s %dx%d (%s) re-encoded as JPEG %dx%d q%d (%s)",
+			strings.ToUpper(s.SourceFormat), s.SourceWidth, s.SourceHeight, media.FormatBytesShort(s.SourceBytes),
 			s.Width, s.Height, s.Quality, media.FormatBytesShort(media.DecodedLen(s.Data)))
 	case s.MIMEType != j.mime:
 		r.Record(ruleImageMIME, m, "mimeType %q replaced by the sniffed %q", j.mime, s.MIMEType)

@@ -46,6 +46,7 @@ type Fitted struct {
 	// The input's displayed size (0×0 when its header is unknown) and
 	// decoded length.
 	SourceWidth, SourceHeight, SourceBytes int
+	SourceFormat                           string // header format, "" when unknown
 }
 
 // Error is an error as OpenClaw prints it, String(err): "Name: message".
@@ -90,7 +91,7 @@ func Fit(canonical string, lim Limits) (Fitted, error) {
 	h, known, n := ProbeBase64(canonical)
 	w, ht := h.DisplaySize()
 	if known && WithinLimits(n, w, ht, lim) {
-		return Fitted{Data: canonical, Width: w, Height: ht, SourceWidth: w, SourceHeight: ht, SourceBytes: n}, nil
+		return Fitted{Data: canonical, Width: w, Height: ht, SourceWidth: w, SourceHeight: ht, SourceBytes: n, SourceFormat: h.Format}, nil
 	}
 	buf, err := base64.StdEncoding.DecodeString(canonical)
 	if err != nil {
@@ -105,7 +106,7 @@ func Fit(canonical string, lim Limits) (Fitted, error) {
 		start = min(lim.MaxSide, maxDim)
 	}
 	f, err := shrink(buf, SideGrid(lim.MaxSide, start), lim.MaxBytes)
-	f.SourceWidth, f.SourceHeight, f.SourceBytes = w, ht, n
+	f.SourceWidth, f.SourceHeight, f.SourceBytes, f.SourceFormat = w, ht, n, h.Format
 	return f, err
 }
 
