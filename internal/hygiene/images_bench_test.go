@@ -41,6 +41,11 @@ func benchMessages(b *testing.B) ([]Message, int) {
 	benchSession.once.Do(func() {
 		pngBase := benchPNG(b)
 		jpgBase := benchJPEG(b)
+		for _, raw := range [][]byte{pngBase, jpgBase} {
+			if len(raw) < 2<<20 || len(raw) > 4<<20-64 {
+				b.Fatalf("benchmark image of %d bytes, want 2–4 MiB", len(raw))
+			}
+		}
 		for i := range benchImages {
 			var raw []byte
 			mime := "image/png"
@@ -84,7 +89,7 @@ func noisyImage(w, h, amplitude int) *image.NRGBA {
 	return img
 }
 
-// benchPNG is a 1800×1400 PNG of about 3 MiB.
+// benchPNG is a 1800×1400 PNG of about 4 MiB.
 func benchPNG(b *testing.B) []byte {
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
@@ -94,10 +99,10 @@ func benchPNG(b *testing.B) []byte {
 	return buf.Bytes()
 }
 
-// benchJPEG is a 3000×2000 JPEG of about 3 MiB.
+// benchJPEG is a 3000×2000 JPEG of about 2.4 MiB.
 func benchJPEG(b *testing.B) []byte {
 	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, noisyImage(3000, 2000, 40), &jpeg.Options{Quality: 90}); err != nil {
+	if err := jpeg.Encode(&buf, noisyImage(3000, 2000, 40), &jpeg.Options{Quality: 93}); err != nil {
 		b.Fatal(err)
 	}
 	return buf.Bytes()
