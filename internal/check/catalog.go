@@ -145,7 +145,7 @@ func Lookup(id ID) (Check, bool) {
 			return c, true
 		}
 	}
-	return Check{}, false
+	return lookupReplay(id)
 }
 
 // mustLookup is Lookup for ids defined in this package.
@@ -180,6 +180,7 @@ func CatalogueMarkdown() []byte {
 	}
 	b.WriteString("\nA file whose header is invalid, or in which no line survives, is skipped by `fix`:\n")
 	b.WriteString("the findings of checks fix repairs then say the file must be repaired by hand first.\n")
+	writeReplayCatalogue(&b)
 	return []byte(b.String())
 }
 

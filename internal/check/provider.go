@@ -1,0 +1,607 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+)
+
+// This file is `check --provider`: what OpenClaw's replay would change
+// before sending a session to one provider (or to every provider family of
+// the compatibility matrix), as findings. The replay itself is package
+// hygiene's; this file only turns its changes into findings, one check id
+// per rule, and folds repetitive ones.
+
+// ReplayIDPrefix starts the id of every replay check: "replay/<rule>",
+// e.g. "replay/tool-call-ids/strict9".
+const ReplayIDPrefix = "replay/"
+
+// ReplayID is the check id of the findings of replay rule rule.
+func ReplayID(rule string) ID { return ID(ReplayIDPrefix + rule) }
+
+// LoaderError is the check id of a session OpenClaw's own loader throws on:
+// nothing can be replayed, for any provider.
+const LoaderError ID = ReplayIDPrefix + "loader-error"
+
+// ProviderAll is the --provider value that runs every family of
+// [MatrixTargets].
+const ProviderAll = "all"
+
+// replayHintCommand is how catalogue hints name the replay command; the
+// hints of findings name the finding's target instead of P.
+const replayHintCommand = "openclaw-doctor replay --provider P --diff"
+
+// Hints of the replay checks, by what the replay does.
+var (
+	replayRewriteHint  = fmt.Sprintf("OpenClaw's replay rewrites this before sending (see `%s`); nothing to do unless the rewrite loses something you need", replayHintCommand)
+	replayMetadataHint = fmt.Sprintf("no action needed: OpenClaw's replay changes only transcript state the provider never sees (see `%s`)", replayHintCommand)
+	replayRejectHint   = fmt.Sprintf("OpenClaw refuses to send this history to the provider (see `%s`); repair the session by hand or use another provider", replayHintCommand)
+)
+
+// replayCheck is one catalogue entry of a replay rule.
+func replayCheck(rule string, sev Severity, summary string) Check {
+	hint := replayRewriteHint
+	switch sev {
+	case Info:
+		hint = replayMetadataHint
+	case Error:
+		hint = replayRejectHint
+	}
+	return Check{ID: ReplayID(rule), Severity: sev, Summary: summary, Hint: hint}
+}
+
+// ReplayCatalogue is every replay check, in the order of OpenClaw's replay
+// steps (docs/replay.md). Severities: error for what makes OpenClaw refuse
+// the history, info for changes to transcript state the provider never
+// receives (tool-result details, usage snapshots, the model-switch state),
+// warning for every rewrite of what the provider receives. Every rule
+// package hygiene records is listed (a test replays the conformance corpus
+// for every matrix target to keep it so).
+var ReplayCatalogue = []Check{
+	{ID: LoaderError, Severity: Error,
+		Summary: "OpenClaw's session loader throws on the file (a null line before the header, a bare number in a v1 file, a summary entry without a valid timestamp): no provider can be sent anything.",
+		Hint:    "OpenClaw cannot load this session at all (see `openclaw-doctor replay`); repair the file by hand"},
+	replayCheck("user/inter-session-marker", Warning, "A user message routed from another session gets OpenClaw's inter-session marker prepended to its text."),
+	replayCheck("model-snapshot/switch", Info, "The session was last replayed for another model: reasoning from before now counts as another model's (the rewrites it causes are reported under their own rules)."),
+	replayCheck("user/blank-content", Warning, "A user message whose text is blank loses its blank blocks, or is removed."),
+	replayCheck("assistant/transcript-artifact", Warning, "An OpenClaw transcript-only assistant turn (a delivery mirror, a gateway injection) is removed."),
+	replayCheck("assistant/stream-error-turn", Warning, "An assistant turn that ended in an error or abort with no content is removed."),
+	replayCheck("assistant/content-shape", Warning, "Assistant content that is not an array is wrapped or converted to a text block."),
+	replayCheck("assistant/display-blocks", Warning, "Display-only blocks (image, audio, video, attachment) are removed from assistant turns."),
+	replayCheck("assistant/internal-metadata", Warning, "OpenClaw's internal metadata (timestamps, runtime-context prefaces) is stripped from assistant text."),
+	replayCheck("assistant/no-reply", Warning, "NO_REPLY (silent) text blocks, or whole silent replies, are removed from assistant turns."),
+	replayCheck("assistant/length-reasoning-only", Warning, "An assistant turn cut off by the length limit with only reasoning in it is removed."),
+	replayCheck("assistant/mirror-duplicate", Warning, "An assistant turn that duplicates the previous one (a delivery mirror of it) is removed."),
+	replayCheck("thought-signatures/strip", Warning, "Gemini thought signatures the target cannot use (Claude message ids, non-base64 values) are removed."),
+	replayCheck("images/resize", Warning, "An image larger than the configured side or 5 MiB is re-encoded as a smaller JPEG on every turn."),
+	replayCheck("images/omit", Warning, "An image that cannot be decoded or made small enough is replaced by a text placeholder."),
+	replayCheck("images/mime", Warning, "An image's mimeType is replaced by the type its bytes show."),
+	replayCheck("images/base64", Warning, "An image payload is rewritten as canonical base64."),
+	replayCheck("content/blank-text", Warning, "Blank text blocks are removed (or non-array tool-result content replaced)."),
+	replayCheck("content/empty-turn", Warning, "A turn left without content is removed, or gets a placeholder text."),
+	replayCheck("thinking-signatures/pre-compaction", Warning, "Thinking signatures from before the latest compaction are removed (the provider would reject them as stale)."),
+	replayCheck("thinking-signatures/invalid", Warning, "Thinking blocks without a usable signature are removed for providers that verify signatures."),
+	replayCheck("reasoning/drop", Warning, "Reasoning blocks are removed from history for targets that do not replay them."),
+	replayCheck("thinking/drop", Warning, "Thinking blocks of earlier turns are removed for targets that drop them."),
+	replayCheck("tool-call-inputs/non-object", Warning, "A message that is not an object is removed."),
+	replayCheck("tool-call-inputs/signed-thinking-turn", Warning, "An assistant turn with signed thinking and an invalid tool call is removed whole (its signature covers every block)."),
+	replayCheck("tool-call-inputs/missing-input", Warning, "A tool call with neither input nor arguments is dropped."),
+	replayCheck("tool-call-inputs/missing-id", Warning, "A tool call without an id is dropped."),
+	replayCheck("tool-call-inputs/invalid-name", Warning, "A tool call whose name is missing, too long or not [A-Za-z0-9_:.-] is dropped."),
+	replayCheck("tool-call-inputs/partial-json", Warning, "An unfinished streamed tool call (partialJson) is dropped."),
+	replayCheck("tool-call-inputs/partial-json-stripped", Warning, "A finished OpenAI Responses call loses its leftover partialJson."),
+	replayCheck("tool-call-inputs/name-trimmed", Warning, "A tool name with surrounding white space is trimmed."),
+	replayCheck("tool-call-inputs/empty-turn", Warning, "An assistant turn left without blocks after tool-call validation is removed."),
+	replayCheck("tool-result-pairing/non-object", Warning, "A message that is not an object is removed by the pairing pass."),
+	replayCheck("tool-result-pairing/duplicate", Warning, "A second result for the same tool call is dropped (or replaces a synthetic one)."),
+	replayCheck("tool-result-pairing/orphan", Warning, "A tool result that answers no unresolved tool call is dropped."),
+	replayCheck("tool-result-pairing/displaced", Warning, "A tool result separated from its tool call is moved back to follow it."),
+	replayCheck("tool-result-pairing/synthetic", Warning, "A tool call without a result gets a synthetic error (or \"aborted\") result."),
+	replayCheck("tool-result-pairing/failed-turn", Warning, "A turn that ended in an error or abort is removed with its tool calls and their results."),
+	replayCheck("tool-result-pairing/tool-name", Warning, "A tool result's toolName is corrected to its call's."),
+	replayCheck("tool-result-pairing/legacy-id", Warning, "A tool result without an id is attached to its tool call as an error."),
+	replayCheck("responses/stale-reasoning", Warning, "OpenAI reasoning items from before a model switch are removed (or the turn holding only them)."),
+	replayCheck("responses/call-id", Warning, "A tool-call id OpenAI Responses would reject is rewritten, with its results."),
+	replayCheck("responses/downgrade", Warning, "A call|item id whose reasoning item is gone is reduced to its call id."),
+	replayCheck("tool-call-ids/strict", Warning, "Tool-call ids are rewritten to letters and digits only (the provider's id format), with their results."),
+	replayCheck("tool-call-ids/strict9", Warning, "Tool-call ids are rewritten to exactly 9 letters and digits (Mistral's id format), with their results."),
+	replayCheck("tool-results/details", Info, "The `details` field of a tool result (transcript state) is not sent."),
+	replayCheck("usage/snapshot", Info, "An assistant's usage snapshot is normalised or zeroed (transcript state the provider never sees)."),
+	replayCheck("google/turn-ordering", Warning, "A history that starts with the model gets OpenClaw's \"(session bootstrap)\" user turn in front."),
+	replayCheck("github-copilot/thinking", Warning, "Thinking blocks are removed for GitHub Copilot."),
+	replayCheck("responses/invariant", Error, "OpenClaw's OpenAI Responses invariant fails (`invalid_replay_transcript`: an orphan tool result, a call without a result): OpenClaw refuses the history."),
+	replayCheck("turns/merge-user", Warning, "Consecutive user turns are merged into one (strict alternation)."),
+	replayCheck("turns/merge-assistant", Warning, "Consecutive assistant turns are merged into one (strict alternation)."),
+	replayCheck("turns/dangling-tool-calls", Warning, "Tool calls no result answers before the next assistant turn are removed."),
+}
+
+// lookupReplay returns the replay catalogue entry of id ([Lookup] falls
+// back to it, so --only and --skip accept replay ids).
+func lookupReplay(id ID) (Check, bool) {
+	for _, c := range ReplayCatalogue {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+// replayRuleCheck is the catalogue entry of rule; a rule the catalogue does
+// not list yet (a test keeps that from happening) is a warning.
+func replayRuleCheck(rule string) Check {
+	if c, ok := lookupReplay(ReplayID(rule)); ok {
+		return c
+	}
+	return replayCheck(rule, Warning, "")
+}
+
+// NamedTarget is a replay target of the compatibility matrix.
+type NamedTarget struct {
+	Name   string
+	Target hygiene.Target
+}
+
+// MatrixTargets are the provider families `check --provider all` replays
+// for: the targets of the conformance corpus (testdata/conformance/
+// targets.txt), one per transcript policy OpenClaw 2026.9.6 resolves, with
+// a usual model of each family. "default" is a provider without a plugin on
+// an api OpenClaw does not know: the default policy.
+func MatrixTargets() []NamedTarget {
+	t := func(name, provider, api, model string) NamedTarget {
+		return NamedTarget{name, hygiene.Target{Provider: provider, ModelAPI: api, ModelID: model}}
+	}
+	return []NamedTarget{
+		t("anthropic-sonnet45", "anthropic", "anthropic-messages", "claude-sonnet-4-5"),
+		t("anthropic-opus46", "anthropic", "anthropic-messages", "claude-opus-4-6"),
+		t("google", "google", "google-generative-ai", "gemini-2.5-pro"),
+		t("google-cli", "google-gemini-cli", "google-gemini-cli", "gemini-3-pro-preview"),
+		t("openai-responses", "openai", "openai-responses", "gpt-5"),
+		t("openai-completions", "openai", "openai-completions", "gpt-4.1"),
+		t("codex", "openai-codex", "openai-chatgpt-responses", "gpt-5.5"),
+		t("mistral", "mistral", "openai-completions", "mistral-large-latest"),
+		t("bedrock", "amazon-bedrock", "bedrock-converse-stream", "anthropic.claude-sonnet-4-5-20250929-v1:0"),
+		t("openrouter-gemini", "openrouter", "openai-completions", "google/gemini-2.5-pro"),
+		t("openrouter-claude", "openrouter", "openai-completions", "anthropic/claude-sonnet-4.5"),
+		t("openrouter-mistral", "openrouter", "openai-completions", "mistralai/mistral-large"),
+		t("ollama", "ollama", "ollama", "llama3.3"),
+		t("groq", "groq", "openai-completions", "llama-3.3-70b-versatile"),
+		t("xai", "xai", "openai-responses", "grok-4"),
+		t("minimax", "minimax", "anthropic-messages", "MiniMax-M2"),
+		t("default", "custom", "custom-api", "custom-model"),
+	}
+}
+
+// ErrNoProvider is CompleteTarget's error for a target without a provider
+// for a session that records no model.
+var ErrNoProvider = errors.New("no provider: the session records no model")
+
+// CompleteTarget fills in what t leaves out from the session, as `replay`
+// does. Without a provider, the target is the session's: the provider and
+// model of its last model change or assistant turn, and the api of its last
+// assistant turn (or the provider's usual api). A provider given alone
+// implies its usual api ([hygiene.DefaultModelAPI]); the session's api is
+// used only when the given provider is the session's and has no usual api,
+// the session's model id whenever the provider is the session's.
+func CompleteTarget(t hygiene.Target, sctx *session.Context) (hygiene.Target, error) {
+	var sessionProvider, sessionModel, sessionAPI string
+	if sctx != nil && sctx.Model != nil {
+		sessionProvider, sessionModel, sessionAPI = sctx.Model.Provider, sctx.Model.ModelID, sctx.ModelAPI
+	}
+	fromSession := t.Provider == ""
+	sameProvider := fromSession || hygiene.NormalizeProvider(t.Provider) == hygiene.NormalizeProvider(sessionProvider)
+	if fromSession {
+		t.Provider = sessionProvider
+	}
+	if t.Provider == "" {
+		return t, ErrNoProvider
+	}
+	if t.ModelID == "" && sameProvider {
+		t.ModelID = sessionModel
+	}
+	if t.ModelAPI == "" && fromSession {
+		t.ModelAPI = sessionAPI
+	}
+	if t.ModelAPI == "" {
+		t.ModelAPI = hygiene.DefaultModelAPI(t.Provider)
+	}
+	if t.ModelAPI == "" && sameProvider {
+		t.ModelAPI = sessionAPI
+	}
+	return t, nil
+}
+
+// ProviderOptions are the options of `check --provider`.
+type ProviderOptions struct {
+	// Target is what --provider, --model-api, --model-id and --reasoning
+	// give; each file completes it with [CompleteTarget]. Target.Provider
+	// [ProviderAll] replays for every [MatrixTargets] family instead (with
+	// Target.Reasoning and Target.ImageMaxDimensionPx).
+	Target hygiene.Target
+	// Now is the replay's clock (model switches); nil is the real clock.
+	Now func() time.Time
+	// Only and Skip select replay checks as they select the others: with
+	// Only set, only the replay ids it names run.
+	Only, Skip []ID
+}
+
+// All reports that the options ask for the compatibility matrix.
+func (o *ProviderOptions) All() bool {
+	return strings.EqualFold(strings.TrimSpace(o.Target.Provider), ProviderAll)
+}
+
+// Enabled reports whether replay check id runs.
+func (o *ProviderOptions) Enabled(id ID) bool {
+	if slices.Contains(o.Skip, id) {
+		return false
+	}
+	return len(o.Only) == 0 || slices.Contains(o.Only, id)
+}
+
+// Counts returns how many replay checks run and how many are skipped.
+func (o *ProviderOptions) Counts() (run, skipped int) {
+	for _, c := range ReplayCatalogue {
+		if o.Enabled(c.ID) {
+			run++
+		} else {
+			skipped++
+		}
+	}
+	return run, skipped
+}
+
+// Verdict is a matrix row's outcome.
+type Verdict uint8
+
+// The verdicts, best first.
+const (
+	// Compatible: replay sends the stored branch, or changes only
+	// transcript state the provider never sees.
+	Compatible Verdict = iota
+	// Rewrites: replay silently changes what the provider receives.
+	Rewrites
+	// Rejects: OpenClaw refuses to send the history (or cannot load it).
+	Rejects
+)
+
+// MatrixRow is the outcome of the replay for one target of the matrix.
+type MatrixRow struct {
+	Name    string
+	Target  hygiene.Target
+	Verdict Verdict
+	// Rewrites counts the changes of warning rules, Rules names them (in
+	// the order replay applies them); Metadata counts info-rule changes.
+	Rewrites int
+	Rules    []string
+	Metadata int
+	// Reason is OpenClaw's error when the verdict is Rejects.
+	Reason string
+}
+
+// ProviderResult is what `check --provider` finds in one file.
+type ProviderResult struct {
+	// Findings are the replay findings: per target (in matrix order), in
+	// line order (findings without a line first).
+	Findings []Finding
+	// Matrix has one row per target of [MatrixTargets] when the options ask
+	// for all of them; nil otherwise.
+	Matrix []MatrixRow
+}
+
+// Folding. Replay changes are reported one finding per rule and line (the
+// details of all the rule's changes on that line in it, identical ones
+// counted), at most maxLinesPerRule lines per rule and target: the last
+// finding of a rule that changes more lines says how many more changes and
+// lines follow, so a session with 10,000 rewritten tool calls prints five
+// lines per rule, not 10,000 (`replay --diff` lists them all). The matrix
+// reports one finding per target and rule.
+const (
+	maxLinesPerRule = 5
+	maxDetailsShown = 3
+)
+
+// Provider replays the session read from ra for the target of o (or every
+// matrix target) and reports the changes as findings of path. A file
+// OpenClaw's loader throws on gets one [LoaderError] finding; a file that
+// cannot be read, one [Unreadable] finding.
+func Provider(ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
+	sctx, err := session.ReadContext(ra)
+	if err != nil {
+		return loadFailure(path, o, err)
+	}
+	if !o.All() {
+		t, err := CompleteTarget(o.Target, sctx)
+		if err != nil {
+			return ProviderResult{} // unreachable from the CLI: --provider is never empty here
+		}
+		r := newReplayRun(t, o.Now)
+		_, _ = hygiene.ReplayContext(r, sctx) // a refusal is recorded in r.Changes
+		return ProviderResult{Findings: foldChanges(r.Changes, path, "", t, &o, maxLinesPerRule)}
+	}
+	var res ProviderResult
+	for _, nt := range MatrixTargets() {
+		nt.Target.Reasoning, nt.Target.ImageMaxDimensionPx = o.Target.Reasoning, o.Target.ImageMaxDimensionPx
+		r := newReplayRun(nt.Target, o.Now)
+		hygiene.ApplyModelSnapshot(r, sctx.ModelSnapshot, sctx.ModelSwitchTimestamp, sctx.HasModelSwitchTimestamp)
+		_, _ = hygiene.Replay(r, contextMessages(sctx)) // copies: sctx serves every target
+		fs := foldChanges(r.Changes, path, nt.Name, nt.Target, &o, 1)
+		res.Findings = append(res.Findings, fs...)
+		res.Matrix = append(res.Matrix, matrixRow(nt, r.Changes, &o))
+	}
+	return res
+}
+
+// newReplayRun is hygiene.NewRun with the clock of the options.
+func newReplayRun(t hygiene.Target, now func() time.Time) *hygiene.Run {
+	r := hygiene.NewRun(t)
+	if now != nil {
+		r.Now = now
+	}
+	return r
+}
+
+func contextMessages(sctx *session.Context) []hygiene.Message {
+	msgs := make([]hygiene.Message, len(sctx.Messages))
+	for i, cm := range sctx.Messages {
+		msgs[i] = hygiene.Message{V: cm.V, Line: cm.Line, EntryID: cm.EntryID}
+	}
+	return msgs
+}
+
+// loadFailure reports a file the replay cannot load: OpenClaw's loader
+// throws (every target rejects it), or the file cannot be read.
+func loadFailure(path string, o ProviderOptions, err error) ProviderResult {
+	var le *session.LoaderError
+	if !errors.As(err, &le) {
+		return ProviderResult{Findings: []Finding{{ID: Unreadable, Severity: Error, Path: path,
+			Message: fmt.Sprintf("cannot read the file for replay: %v", err), Hint: mustLookup(Unreadable).Hint}}}
+	}
+	var res ProviderResult
+	if o.Enabled(LoaderError) {
+		c, _ := lookupReplay(LoaderError)
+		res.Findings = []Finding{{ID: LoaderError, Severity: Error, Path: path, Line: le.Line,
+			Message: fmt.Sprintf("OpenClaw's session loader throws %s: no provider can be sent this session", le.Msg), Hint: c.Hint}}
+	}
+	if o.All() {
+		for _, nt := range MatrixTargets() {
+			res.Matrix = append(res.Matrix, MatrixRow{Name: nt.Name, Target: nt.Target, Verdict: Rejects,
+				Reason: "OpenClaw's session loader throws " + le.Msg})
+		}
+	}
+	return res
+}
+
+// describeTarget names a target in messages: "anthropic anthropic-messages
+// claude-sonnet-4-5", prefixed with the matrix name when there is one.
+func describeTarget(name string, t hygiene.Target) string {
+	s := strings.Join([]string{t.Provider, orDash(t.ModelAPI), orDash(t.ModelID)}, " ")
+	if name != "" {
+		s = name + " (" + s + ")"
+	}
+	return s
+}
+
+// replayCommand is the command that shows every change for t.
+func replayCommand(t hygiene.Target) string {
+	var b strings.Builder
+	b.WriteString("openclaw-doctor replay --provider " + shellWord(t.Provider))
+	if t.ModelAPI != "" {
+		b.WriteString(" --model-api " + shellWord(t.ModelAPI))
+	}
+	if t.ModelID != "" {
+		b.WriteString(" --model-id " + shellWord(t.ModelID))
+	}
+	if t.Reasoning {
+		b.WriteString(" --reasoning")
+	}
+	b.WriteString(" --diff")
+	return b.String()
+}
+
+// shellWord quotes s for a shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@+", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// ruleChanges are the changes of one rule, grouped by line in order of
+// first appearance.
+type ruleChanges struct {
+	rule    string
+	rejects bool
+	lines   []lineChanges
+	total   int
+}
+
+// lineChanges are the changes of one rule on one line, identical details
+// counted once.
+type lineChanges struct {
+	line    int
+	entryID string
+	details []string
+	counts  []int
+}
+
+func (l *lineChanges) add(detail string) {
+	if i := slices.Index(l.details, detail); i >= 0 {
+		l.counts[i]++
+		return
+	}
+	l.details = append(l.details, detail)
+	l.counts = append(l.counts, 1)
+}
+
+// text joins the details: "a; b ×3; c (+2 more)".
+func (l *lineChanges) text() string {
+	parts := make([]string, 0, maxDetailsShown+1)
+	for i, d := range l.details {
+		if i == maxDetailsShown {
+			parts = append(parts, fmt.Sprintf("(+%d more)", len(l.details)-i))
+			break
+		}
+		if l.counts[i] > 1 {
+			d += " ×" + strconv.Itoa(l.counts[i])
+		}
+		parts = append(parts, d)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// groupChanges groups changes by rule (in order of first appearance) and,
+// within a rule, by line.
+func groupChanges(changes []hygiene.Change) []*ruleChanges {
+	var rules []*ruleChanges
+	byRule := map[string]*ruleChanges{}
+	byLine := map[string]map[int]int{} // rule → line → index in lines
+	for _, c := range changes {
+		g := byRule[c.Rule]
+		if g == nil {
+			g = &ruleChanges{rule: c.Rule}
+			byRule[c.Rule] = g
+			byLine[c.Rule] = map[int]int{}
+			rules = append(rules, g)
+		}
+		g.total++
+		g.rejects = g.rejects || c.Rejects
+		i, ok := byLine[c.Rule][c.Line]
+		if !ok {
+			i = len(g.lines)
+			byLine[c.Rule][c.Line] = i
+			g.lines = append(g.lines, lineChanges{line: c.Line, entryID: c.EntryID})
+		}
+		g.lines[i].add(c.Detail)
+	}
+	return rules
+}
+
+// foldChanges turns the changes of one replay into findings, at most
+// perRule per rule (see maxLinesPerRule), sorted by line.
+func foldChanges(changes []hygiene.Change, path, name string, t hygiene.Target, o *ProviderOptions, perRule int) []Finding {
+	target := describeTarget(name, t)
+	var out []Finding
+	for _, g := range groupChanges(changes) {
+		c := replayRuleCheck(g.rule)
+		if !o.Enabled(c.ID) {
+			continue
+		}
+		sev, hint := c.Severity, findingHint(c, t)
+		if g.rejects {
+			sev = Error
+		}
+		shown := min(perRule, len(g.lines))
+		counted := 0
+		for i, l := range g.lines[:shown] {
+			msg := "for " + target + ": " + l.text()
+			counted += sumInts(l.counts)
+			if i == shown-1 && shown < len(g.lines) {
+				rest := g.lines[shown:]
+				msg += fmt.Sprintf("; and %s of this rule in %s, up to line %d",
+					countNoun(g.total-counted, "more change", "more changes"), countNoun(len(rest), "more place", "more places"), lastLine(rest))
+			}
+			out = append(out, Finding{ID: c.ID, Severity: sev, Path: path, Line: l.line, EntryID: l.entryID, Message: msg, Hint: hint})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Finding) int { return a.Line - b.Line })
+	return out
+}
+
+// findingHint is the catalogue hint naming the finding's own target.
+func findingHint(c Check, t hygiene.Target) string {
+	return strings.Replace(c.Hint, replayHintCommand, replayCommand(t), 1)
+}
+
+func sumInts(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+func lastLine(ls []lineChanges) int {
+	last := 0
+	for _, l := range ls {
+		last = max(last, l.line)
+	}
+	return last
+}
+
+// countNoun is "1 thing" or "n things".
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// matrixRow summarises the changes of one matrix target.
+func matrixRow(nt NamedTarget, changes []hygiene.Change, o *ProviderOptions) MatrixRow {
+	row := MatrixRow{Name: nt.Name, Target: nt.Target}
+	for _, c := range changes {
+		check := replayRuleCheck(c.Rule)
+		if !o.Enabled(check.ID) {
+			continue
+		}
+		switch {
+		case c.Rejects || check.Severity == Error:
+			row.Verdict = Rejects
+			if row.Reason == "" {
+				row.Reason = c.Detail
+			}
+		case check.Severity == Warning:
+			row.Rewrites++
+			if !slices.Contains(row.Rules, c.Rule) {
+				row.Rules = append(row.Rules, c.Rule)
+			}
+			row.Verdict = max(row.Verdict, Rewrites)
+		default:
+			row.Metadata++
+		}
+	}
+	return row
+}
+
+// writeReplayCatalogue renders the replay checks' section of
+// docs/checks.md.
+func writeReplayCatalogue(b *strings.Builder) {
+	b.WriteString("\n## Replay checks (`check --provider`)\n\n")
+	b.WriteString("With `--provider P` (and optionally `--model-api`, `--model-id`, `--reasoning`,\n")
+	b.WriteString("completed from the session as `openclaw-doctor replay` does), check also replays\n")
+	b.WriteString("each session's active branch for that target and reports every change OpenClaw's\n")
+	b.WriteString("replay would make, one check id per replay rule (`replay/<rule>`, the rule names of\n")
+	b.WriteString("docs/replay.md), at the physical line of the stored entry (none for inserted\n")
+	b.WriteString("messages and session-wide state). Findings are folded: one finding per rule and\n")
+	b.WriteString(fmt.Sprintf("line (identical changes counted), at most %d per rule, the last one counting the\n", maxLinesPerRule))
+	b.WriteString("changes and places that follow; `replay --diff` lists every change. Hints name\n")
+	b.WriteString("the exact replay command for the finding's target.\n\n")
+	b.WriteString("`--provider all` replays for every provider family below and prints, per file, a\n")
+	b.WriteString("compatibility matrix: `ok`, `rewrites (N changes: rules)` or `rejects (reason)`\n")
+	b.WriteString("per target (info changes count as ok). In JSON the matrix is one finding per target\n")
+	b.WriteString("and rule, the target named at the start of the message. `--only`/`--skip` accept\n")
+	b.WriteString("these ids too; the exit status follows `--severity-min` as for every check.\n\n")
+	b.WriteString("| target | provider | model api | model id |\n|---|---|---|---|\n")
+	for _, nt := range MatrixTargets() {
+		fmt.Fprintf(b, "| %s | `%s` | `%s` | `%s` |\n", nt.Name, nt.Target.Provider, nt.Target.ModelAPI, nt.Target.ModelID)
+	}
+	b.WriteString("\n| check id | severity | finds | fix hint |\n|---|---|---|---|\n")
+	for _, c := range ReplayCatalogue {
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", c.ID, c.Severity, mdCell(c.Summary), mdCell(c.Hint))
+	}
+}
