@@ -1,22 +1,19 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
-	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
@@ -89,20 +86,33 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 	if err != nil && !errors.As(err, &le) {
 		return err
 	}
-	target, err := replayTarget(opts, sctx)
-	if err != nil {
-		return err
+	target, err := check.CompleteTarget(hygiene.Target{Provider: opts.provider, ModelAPI: opts.modelAPI,
+		ModelID: opts.modelID, Reasoning: opts.reasoning}, sctx)
+	if errors.Is(err, check.ErrNoProvider) {
+		return usageErrorf("replay: no provider: the session records no model; give --provider (and --model-api, --model-id)")
 	}
 	target.ImageMaxDimensionPx = a.settings.ImageMaxDimensionPx
 	r := hygiene.NewRun(target)
-	if err := applyClockOverride(a, r); err != nil {
+	now, err := replayClock(a)
+	if err != nil {
 		return err
 	}
+	if now != nil {
+		r.Now = now
+	}
 	if opts.policyOnly {
-		return printPolicy(a.Out, opts.format, r)
+		if opts.format == "json" {
+			return report.ReplayPolicyJSON(a.Out, r)
+		}
+		return report.ReplayPolicyText(a.Out, r)
 	}
 	if le != nil {
-		return reportLoaderError(a.Out, opts.format, r, le)
+		if opts.format == "json" {
+			if err := report.ReplayLoaderErrorJSON(a.Out, r, le); err != nil {
+				return err
+			}
+		}
+		return &exitError{code: exitFindings, err: le}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -110,27 +120,36 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 	contextLen := len(sctx.Messages)
 	msgs, replayErr := hygiene.ReplayContext(r, sctx)
 	if opts.format == "json" {
-		return printReplayJSON(a.Out, r, msgs, replayErr, opts.diff)
+		err = report.ReplayJSON(a.Out, r, msgs, replayErr, opts.diff)
+	} else {
+		err = report.ReplayText(a.Out, r, contextLen, msgs, replayErr, opts.diff)
 	}
-	return printReplayText(a.Out, r, contextLen, msgs, replayErr, opts.diff)
+	if err != nil {
+		return err
+	}
+	if replayErr != nil {
+		return &exitError{code: exitFindings, err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", target.Provider, replayErr)}
+	}
+	return nil
 }
 
 // nowEnv freezes the clock replay reads (the time of a model switch, the
 // timestamps of inserted messages), for reproducible output: an RFC 3339
 // time, e.g. 2026-01-01T00:00:00Z (the clock of the conformance corpus).
+// `check --provider` reads it too.
 const nowEnv = "OPENCLAW_DOCTOR_NOW"
 
-func applyClockOverride(a *app, r *hygiene.Run) error {
+// replayClock is the clock nowEnv sets, or nil (the real clock).
+func replayClock(a *app) (func() time.Time, error) {
 	v := a.getenv(nowEnv)
 	if v == "" {
-		return nil
+		return nil, nil
 	}
 	now, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		return usageErrorf("%s: %q is not an RFC 3339 time (e.g. 2026-01-01T00:00:00Z)", nowEnv, v)
+		return nil, usageErrorf("%s: %q is not an RFC 3339 time (e.g. 2026-01-01T00:00:00Z)", nowEnv, v)
 	}
-	r.Now = func() time.Time { return now }
-	return nil
+	return func() time.Time { return now }, nil
 }
 
 // loadReplayContext reads the context of the session's active branch from
@@ -146,17 +165,29 @@ func loadReplayContext(a *app, path string) (*session.Context, error) {
 		ctx, err := session.ReadContext(f)
 		return ctx, wrapLoadError(path, err)
 	}
-	tmp, err := os.CreateTemp("", "openclaw-doctor-replay-*.jsonl")
+	tmp, err := spoolStdin(a)
 	if err != nil {
-		return nil, fmt.Errorf("spooling standard input: %w", err)
+		return nil, err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	if _, err := io.Copy(tmp, a.In); err != nil {
-		return nil, fmt.Errorf("spooling standard input: %w", err)
-	}
 	ctx, err := session.ReadContext(tmp)
 	return ctx, wrapLoadError("-", err)
+}
+
+// spoolStdin copies standard input to a temporary file, for readers that
+// need to read it twice or at offsets. The caller removes the file.
+func spoolStdin(a *app) (*os.File, error) {
+	tmp, err := os.CreateTemp("", "openclaw-doctor-stdin-*.jsonl")
+	if err != nil {
+		return nil, fmt.Errorf("spooling standard input: %w", err)
+	}
+	if _, err := io.Copy(tmp, a.In); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("spooling standard input: %w", err)
+	}
+	return tmp, nil
 }
 
 func wrapLoadError(path string, err error) error {
@@ -165,286 +196,4 @@ func wrapLoadError(path string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", path, err)
-}
-
-// replayTarget completes the target. Without --provider it is the
-// session's: the provider and model of its last model change or assistant
-// turn, and the api of its last assistant turn (or the provider's usual
-// api). A provider given alone implies its usual api; the session's api and
-// model id are used only when the given provider is the session's and the
-// provider has no usual api (respectively: always for the model id).
-func replayTarget(opts *replayOptions, sctx *session.Context) (hygiene.Target, error) {
-	t := hygiene.Target{Provider: opts.provider, ModelAPI: opts.modelAPI, ModelID: opts.modelID, Reasoning: opts.reasoning}
-	var sessionProvider, sessionModel, sessionAPI string
-	if sctx != nil && sctx.Model != nil {
-		sessionProvider, sessionModel, sessionAPI = sctx.Model.Provider, sctx.Model.ModelID, sctx.ModelAPI
-	}
-	fromSession := t.Provider == ""
-	sameProvider := fromSession || hygiene.NormalizeProvider(t.Provider) == hygiene.NormalizeProvider(sessionProvider)
-	if fromSession {
-		t.Provider = sessionProvider
-	}
-	if t.Provider == "" {
-		return t, usageErrorf("replay: no provider: the session records no model; give --provider (and --model-api, --model-id)")
-	}
-	if t.ModelID == "" && sameProvider {
-		t.ModelID = sessionModel
-	}
-	if t.ModelAPI == "" && fromSession {
-		t.ModelAPI = sessionAPI
-	}
-	if t.ModelAPI == "" {
-		t.ModelAPI = hygiene.DefaultModelAPI(t.Provider)
-	}
-	if t.ModelAPI == "" && sameProvider {
-		t.ModelAPI = sessionAPI
-	}
-	return t, nil
-}
-
-// replayHeader is the common head of the JSON output.
-type replayHeader struct {
-	Provider string         `json:"provider"`
-	ModelAPI string         `json:"modelApi"`
-	ModelID  string         `json:"modelId"`
-	Policy   hygiene.Policy `json:"policy"`
-}
-
-func header(t hygiene.Target, p hygiene.Policy) replayHeader {
-	return replayHeader{Provider: t.Provider, ModelAPI: t.ModelAPI, ModelID: t.ModelID, Policy: p}
-}
-
-func printPolicy(w io.Writer, format string, r *hygiene.Run) error {
-	if format == "json" {
-		b, err := json.Marshal(header(r.Target, r.Policy))
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	}
-	fmt.Fprintf(w, "target: %s %s %s\n", r.Target.Provider, orDash(r.Target.ModelAPI), orDash(r.Target.ModelID))
-	return writePolicyText(w, r.Policy)
-}
-
-// writePolicyText prints the policy one field per line, in OpenClaw's order.
-func writePolicyText(w io.Writer, p hygiene.Policy) error {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	v, err := jsonl.Parse(b)
-	if err != nil {
-		return err
-	}
-	for _, m := range v.Items() {
-		fmt.Fprintf(w, "  %-34s %s\n", m.Key, jsonl.MarshalString(m.Value))
-	}
-	return nil
-}
-
-// jsChange is a change in the JSON output of --diff.
-type jsChange struct {
-	Rule    string `json:"rule"`
-	Line    int    `json:"line,omitempty"`
-	EntryID string `json:"entryId,omitempty"`
-	Detail  string `json:"detail"`
-	Rejects bool   `json:"rejects,omitempty"`
-}
-
-func printReplayJSON(w io.Writer, r *hygiene.Run, msgs []hygiene.Message, replayErr error, diff bool) error {
-	head, err := json.Marshal(header(r.Target, r.Policy))
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	buf := append([]byte(nil), head[:len(head)-1]...)
-	if replayErr != nil {
-		buf = appendErrorJSON(buf, "Error", replayErr.Error())
-	} else {
-		// One message at a time: the output is as large as the session.
-		buf = append(buf, `,"messages":[`...)
-		for i := range msgs {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = jsonl.AppendJSON(buf, &msgs[i].V)
-			if _, err := bw.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-		buf = append(buf, ']')
-	}
-	if diff {
-		changes := make([]jsChange, len(r.Changes))
-		for i, c := range r.Changes {
-			changes[i] = jsChange{c.Rule, c.Line, c.EntryID, c.Detail, c.Rejects}
-		}
-		b, err := json.Marshal(changes)
-		if err != nil {
-			return err
-		}
-		buf = append(append(buf, `,"changes":`...), b...)
-	}
-	buf = append(buf, "}\n"...)
-	if _, err := bw.Write(buf); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if replayErr != nil {
-		return &exitError{code: exitFindings, err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", r.Target.Provider, replayErr)}
-	}
-	return nil
-}
-
-func appendErrorJSON(buf []byte, name, message string) []byte {
-	buf = append(buf, `,"error":{"name":`...)
-	buf = jsonl.AppendJSString(buf, name)
-	buf = append(buf, `,"message":`...)
-	buf = jsonl.AppendJSString(buf, message)
-	return append(buf, '}')
-}
-
-// reportLoaderError reports a file OpenClaw's own loader throws on: no
-// context can be built, so nothing can be replayed (exit 1).
-func reportLoaderError(w io.Writer, format string, r *hygiene.Run, le *session.LoaderError) error {
-	if format == "json" {
-		head, err := json.Marshal(header(r.Target, r.Policy))
-		if err != nil {
-			return err
-		}
-		name, message, ok := strings.Cut(le.Msg, ": ")
-		if !ok {
-			name, message = "Error", le.Msg
-		}
-		buf := appendErrorJSON(append([]byte(nil), head[:len(head)-1]...), name, message)
-		if _, err := w.Write(append(buf, "}\n"...)); err != nil {
-			return err
-		}
-	}
-	return &exitError{code: exitFindings, err: le}
-}
-
-// printReplayText prints one line per replayed message, then a summary of
-// the changes (all of them with --diff).
-func printReplayText(out io.Writer, r *hygiene.Run, contextLen int, msgs []hygiene.Message, replayErr error, diff bool) error {
-	w := bufio.NewWriterSize(out, 64<<10)
-	t := r.Target
-	fmt.Fprintf(w, "replay for %s %s %s: %d context message(s)", t.Provider, orDash(t.ModelAPI), orDash(t.ModelID), contextLen)
-	if replayErr == nil {
-		fmt.Fprintf(w, " -> %d sent\n", len(msgs))
-		for i := range msgs {
-			fmt.Fprintf(w, "%4d  %s\n", i+1, describeMessage(&msgs[i]))
-		}
-	} else {
-		fmt.Fprintln(w)
-	}
-	writeChangeSummary(w, r.Changes)
-	if diff {
-		writeChanges(w, r.Changes)
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if replayErr != nil {
-		return &exitError{code: exitFindings, err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", t.Provider, replayErr)}
-	}
-	return nil
-}
-
-// describeMessage is one line: origin line, role, block types, tool-call
-// ids, stop reason.
-func describeMessage(m *hygiene.Message) string {
-	v := &m.V
-	origin := "new"
-	if m.Line > 0 {
-		origin = fmt.Sprintf("L%d", m.Line)
-	}
-	role := session.Role(v)
-	parts := []string{fmt.Sprintf("%-6s %-17s %s", origin, role, blockTypes(v.Get("content")))}
-	switch role {
-	case session.RoleAssistant:
-		if calls := session.ToolCalls(v); len(calls) > 0 {
-			ids := make([]string, len(calls))
-			for i, c := range calls {
-				ids[i] = c.ID
-			}
-			parts = append(parts, "calls="+strings.Join(ids, ","))
-		}
-		if s := v.Get("stopReason").StrOr(""); s != "" && s != "stop" {
-			parts = append(parts, "stop="+s)
-		}
-	case session.RoleToolResult:
-		parts = append(parts, "id="+v.Get("toolCallId").StrOr("?"))
-		if v.Get("isError").IsTrue() {
-			parts = append(parts, "error")
-		}
-	}
-	return strings.Join(parts, "  ")
-}
-
-func blockTypes(c *jsonl.Value) string {
-	switch {
-	case c == nil:
-		return "(no content)"
-	case c.IsString():
-		return "string"
-	case !c.IsArray():
-		return c.Kind().String()
-	case c.Len() == 0:
-		return "[]"
-	}
-	types := make([]string, c.Len())
-	for i := range types {
-		if types[i] = session.BlockType(c.Index(i)); types[i] == "" {
-			types[i] = "?"
-		}
-	}
-	return "[" + strings.Join(types, ",") + "]"
-}
-
-// writeChangeSummary prints how many changes each rule made.
-func writeChangeSummary(w io.Writer, changes []hygiene.Change) {
-	if len(changes) == 0 {
-		fmt.Fprintln(w, "no changes: OpenClaw sends the stored branch as it is")
-		return
-	}
-	counts := map[string]int{}
-	for _, c := range changes {
-		counts[c.Rule]++
-	}
-	rules := make([]string, 0, len(counts))
-	for rule := range counts {
-		rules = append(rules, rule)
-	}
-	sort.Strings(rules)
-	fmt.Fprintf(w, "%d change(s):\n", len(changes))
-	for _, rule := range rules {
-		fmt.Fprintf(w, "  %-34s %d\n", rule, counts[rule])
-	}
-}
-
-// writeChanges lists every change in rule order of application.
-func writeChanges(w io.Writer, changes []hygiene.Change) {
-	if len(changes) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "changes:")
-	for _, c := range changes {
-		where := "  -   "
-		if c.Line > 0 {
-			where = fmt.Sprintf("L%-5d", c.Line)
-		}
-		fmt.Fprintf(w, "  %s %s: %s\n", where, c.Rule, c.Detail)
-	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

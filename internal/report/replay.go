@@ -1,0 +1,284 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+)
+
+// This file renders `openclaw-doctor replay` (docs/replay.md, "Output"):
+// text for people, one line per replayed message and a summary of the
+// changes; JSON in OpenClaw's message shape, streamed one message at a
+// time. The functions report write errors only: whether a refusal makes
+// the command fail is the caller's decision.
+
+// replayHeader is the common head of the JSON output.
+type replayHeader struct {
+	Provider string         `json:"provider"`
+	ModelAPI string         `json:"modelApi"`
+	ModelID  string         `json:"modelId"`
+	Policy   hygiene.Policy `json:"policy"`
+}
+
+// headerJSON is the JSON head of r without its closing brace, so members
+// can follow.
+func headerJSON(r *hygiene.Run) ([]byte, error) {
+	t := r.Target
+	b, err := json.Marshal(replayHeader{Provider: t.Provider, ModelAPI: t.ModelAPI, ModelID: t.ModelID, Policy: r.Policy})
+	if err != nil {
+		return nil, err
+	}
+	return b[:len(b)-1], nil
+}
+
+// ReplayPolicyJSON writes {"provider","modelApi","modelId","policy"} and a
+// newline (`replay --policy-only --format json`).
+func ReplayPolicyJSON(w io.Writer, r *hygiene.Run) error {
+	head, err := headerJSON(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(head, "}\n"...))
+	return err
+}
+
+// ReplayPolicyText writes the target, then the policy one field per line
+// in OpenClaw's order (`replay --policy-only`).
+func ReplayPolicyText(w io.Writer, r *hygiene.Run) error {
+	t := r.Target
+	if _, err := fmt.Fprintf(w, "target: %s %s %s\n", t.Provider, orDash(t.ModelAPI), orDash(t.ModelID)); err != nil {
+		return err
+	}
+	b, err := json.Marshal(r.Policy)
+	if err != nil {
+		return err
+	}
+	v, err := jsonl.Parse(b)
+	if err != nil {
+		return err
+	}
+	for _, m := range v.Items() {
+		if _, err := fmt.Fprintf(w, "  %-34s %s\n", m.Key, jsonl.MarshalString(m.Value)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsChange is a change in the JSON output of --diff.
+type jsChange struct {
+	Rule    string `json:"rule"`
+	Line    int    `json:"line,omitempty"`
+	EntryID string `json:"entryId,omitempty"`
+	Detail  string `json:"detail"`
+	Rejects bool   `json:"rejects,omitempty"`
+}
+
+// ReplayJSON writes the replay document: the head, then "messages" (each
+// written as JSON.stringify writes it, one at a time, so memory does not
+// grow with the output) or, when replayErr is OpenClaw's refusal,
+// "error":{"name":"Error","message":…}; with diff, the "changes" array.
+func ReplayJSON(w io.Writer, r *hygiene.Run, msgs []hygiene.Message, replayErr error, diff bool) error {
+	head, err := headerJSON(r)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	buf := head
+	if replayErr != nil {
+		buf = appendErrorJSON(buf, "Error", replayErr.Error())
+	} else {
+		buf = append(buf, `,"messages":[`...)
+		for i := range msgs {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = jsonl.AppendJSON(buf, &msgs[i].V)
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		buf = append(buf, ']')
+	}
+	if diff {
+		if buf, err = appendChangesJSON(buf, r.Changes); err != nil {
+			return err
+		}
+	}
+	buf = append(buf, "}\n"...)
+	if _, err := bw.Write(buf); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func appendChangesJSON(buf []byte, changes []hygiene.Change) ([]byte, error) {
+	out := make([]jsChange, len(changes))
+	for i, c := range changes {
+		out[i] = jsChange{c.Rule, c.Line, c.EntryID, c.Detail, c.Rejects}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return buf, err
+	}
+	return append(append(buf, `,"changes":`...), b...), nil
+}
+
+func appendErrorJSON(buf []byte, name, message string) []byte {
+	buf = append(buf, `,"error":{"name":`...)
+	buf = jsonl.AppendJSString(buf, name)
+	buf = append(buf, `,"message":`...)
+	buf = jsonl.AppendJSString(buf, message)
+	return append(buf, '}')
+}
+
+// ReplayLoaderErrorJSON writes the document of a session OpenClaw's loader
+// throws on: the head and "error" with the JavaScript error's name and
+// message ("TypeError: …" splits into both; a message without a name is an
+// Error).
+func ReplayLoaderErrorJSON(w io.Writer, r *hygiene.Run, le *session.LoaderError) error {
+	head, err := headerJSON(r)
+	if err != nil {
+		return err
+	}
+	name, message, ok := strings.Cut(le.Msg, ": ")
+	if !ok {
+		name, message = "Error", le.Msg
+	}
+	_, err = w.Write(append(appendErrorJSON(head, name, message), "}\n"...))
+	return err
+}
+
+// ReplayText writes the text output: the target and how many of the
+// contextLen context messages are sent, one line per sent message (none
+// when replayErr is OpenClaw's refusal), the number of changes per rule,
+// and with diff every change in the order the rules made them.
+func ReplayText(out io.Writer, r *hygiene.Run, contextLen int, msgs []hygiene.Message, replayErr error, diff bool) error {
+	w := bufio.NewWriterSize(out, 64<<10)
+	t := r.Target
+	fmt.Fprintf(w, "replay for %s %s %s: %d context message(s)", t.Provider, orDash(t.ModelAPI), orDash(t.ModelID), contextLen)
+	if replayErr == nil {
+		fmt.Fprintf(w, " -> %d sent\n", len(msgs))
+		var line []byte
+		for i := range msgs {
+			line = appendMessageLine(line[:0], i+1, &msgs[i])
+			w.Write(line)
+		}
+	} else {
+		fmt.Fprintln(w)
+	}
+	writeChangeSummary(w, r.Changes)
+	if diff {
+		writeChanges(w, r.Changes)
+	}
+	return w.Flush() // bufio keeps the first write error
+}
+
+// appendMessageLine appends "%4d  " and the message's description.
+func appendMessageLine(b []byte, n int, m *hygiene.Message) []byte {
+	b = fmt.Appendf(b, "%4d  ", n)
+	b = append(b, describeMessage(m)...)
+	return append(b, '\n')
+}
+
+// describeMessage is one line: origin line, role, block types, tool-call
+// ids, stop reason.
+func describeMessage(m *hygiene.Message) string {
+	v := &m.V
+	origin := "new"
+	if m.Line > 0 {
+		origin = fmt.Sprintf("L%d", m.Line)
+	}
+	role := session.Role(v)
+	parts := []string{fmt.Sprintf("%-6s %-17s %s", origin, role, blockTypes(v.Get("content")))}
+	switch role {
+	case session.RoleAssistant:
+		if calls := session.ToolCalls(v); len(calls) > 0 {
+			ids := make([]string, len(calls))
+			for i, c := range calls {
+				ids[i] = c.ID
+			}
+			parts = append(parts, "calls="+strings.Join(ids, ","))
+		}
+		if s := v.Get("stopReason").StrOr(""); s != "" && s != "stop" {
+			parts = append(parts, "stop="+s)
+		}
+	case session.RoleToolResult:
+		parts = append(parts, "id="+v.Get("toolCallId").StrOr("?"))
+		if v.Get("isError").IsTrue() {
+			parts = append(parts, "error")
+		}
+	}
+	return strings.Join(parts, "  ")
+}
+
+func blockTypes(c *jsonl.Value) string {
+	switch {
+	case c == nil:
+		return "(no content)"
+	case c.IsString():
+		return "string"
+	case !c.IsArray():
+		return c.Kind().String()
+	case c.Len() == 0:
+		return "[]"
+	}
+	types := make([]string, c.Len())
+	for i := range types {
+		if types[i] = session.BlockType(c.Index(i)); types[i] == "" {
+			types[i] = "?"
+		}
+	}
+	return "[" + strings.Join(types, ",") + "]"
+}
+
+// writeChangeSummary prints how many changes each rule made.
+func writeChangeSummary(w io.Writer, changes []hygiene.Change) {
+	if len(changes) == 0 {
+		fmt.Fprintln(w, "no changes: OpenClaw sends the stored branch as it is")
+		return
+	}
+	counts := map[string]int{}
+	for _, c := range changes {
+		counts[c.Rule]++
+	}
+	rules := make([]string, 0, len(counts))
+	for rule := range counts {
+		rules = append(rules, rule)
+	}
+	sort.Strings(rules)
+	fmt.Fprintf(w, "%d change(s):\n", len(changes))
+	for _, rule := range rules {
+		fmt.Fprintf(w, "  %-34s %d\n", rule, counts[rule])
+	}
+}
+
+// writeChanges lists every change in rule order of application.
+func writeChanges(w io.Writer, changes []hygiene.Change) {
+	if len(changes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "changes:")
+	for _, c := range changes {
+		where := "  -   "
+		if c.Line > 0 {
+			where = fmt.Sprintf("L%-5d", c.Line)
+		}
+		fmt.Fprintf(w, "  %s %s: %s\n", where, c.Rule, c.Detail)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
