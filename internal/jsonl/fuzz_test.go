@@ -44,3 +44,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParserReuse checks that a Parser that has already parsed other lines
+// gives the same value as a fresh Parse, and leaves the earlier values
+// unchanged.
+func FuzzParserReuse(f *testing.F) {
+	seedLines(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p Parser
+		first, err := p.Parse([]byte(`{"warm":["up",1,{"x":"\u00e9"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		firstText := MarshalString(first)
+		v, err := p.Parse(data)
+		fresh, ferr := Parse(data)
+		if (err == nil) != (ferr == nil) {
+			t.Fatalf("reused parser err=%v, fresh err=%v", err, ferr)
+		}
+		if err == nil && MarshalString(v) != MarshalString(fresh) {
+			t.Fatalf("reused parser gave %q, fresh %q", MarshalString(v), MarshalString(fresh))
+		}
+		if err != nil && err.Error() != Validate(data).Error() {
+			t.Fatalf("error %v, Validate %v", err, Validate(data))
+		}
+		again, err := p.Parse(data)
+		if (err == nil) != (ferr == nil) || err == nil && MarshalString(again) != MarshalString(fresh) {
+			t.Fatalf("third parse differs")
+		}
+		if MarshalString(first) != firstText {
+			t.Fatalf("earlier value changed: %q", MarshalString(first))
+		}
+	})
+}

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -21,27 +22,19 @@ func (e *SyntaxError) Error() string {
 // Parse parses one line as JavaScript's JSON.parse would after the file was
 // decoded as UTF-8. data is copied first, so the caller may reuse it.
 func Parse(data []byte) (Value, error) {
-	return ParseOwned(bytes.Clone(data))
+	var p Parser
+	return p.Parse(data)
 }
 
 // ParseOwned is [Parse] without the copy: the returned value's strings alias
 // data, which the caller must never modify afterwards.
 func ParseOwned(data []byte) (Value, error) {
-	p := parser{data: data}
-	p.skipSpace()
-	v, err := p.value()
-	if err != nil {
-		return Value{}, err
-	}
-	p.skipSpace()
-	if p.pos < len(p.data) {
-		return Value{}, p.errorf("unexpected %s after JSON", p.describe())
-	}
-	return v, nil
+	var p Parser
+	return p.ParseOwned(data)
 }
 
 // Valid reports whether JSON.parse accepts data (see [Parse]). It allocates
-// nothing for typical lines.
+// nothing unless nesting is deeper than 512.
 func Valid(data []byte) bool {
 	return validate(data) == nil
 }
@@ -54,162 +47,225 @@ func Validate(data []byte) error {
 	return nil
 }
 
-type parser struct {
-	data    []byte
-	pos     int
-	scratch []Member
+// Parser parses lines as [Parse] does, keeping its working memory between
+// calls: a Parser that has parsed a few lines allocates only the values it
+// returns, and it carves those from large shared blocks (members of
+// containers, decoded strings) instead of allocating each one.
+//
+// Guarantees:
+//
+//   - It accepts exactly what [Valid] accepts, and a rejection is the same
+//     *[SyntaxError] as [Validate] returns.
+//   - The values it returns never alias its scratch space: they stay valid
+//     and unchanged across later calls. They are independent of each other
+//     except that a block of memory stays alive while any value carved
+//     from it is alive (a top-level object's or array's own member list is
+//     never carved, so a caller that keeps only a member of each line does
+//     not keep the others).
+//
+// A Parser is not safe for concurrent use; give each goroutine its own. The
+// zero Parser is ready to use.
+type Parser struct {
+	scratch []Member     // members of the open containers, innermost last
+	frames  []parseFrame // the open containers
+	slab    []Member     // the block closed containers' members are carved from
+	slabCap int          // size of the next block (grows to maxSlab)
+	text    []byte       // the block decoded strings are carved from
+	textCap int          // size of the next text block (grows to maxText)
+	buf     []byte       // decoding space for one string
 }
 
-func (p *parser) errorf(format string, args ...any) *SyntaxError {
-	return &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf(format, args...)}
+// Block sizes: the lists and strings of a Parser's first line get exact
+// allocations, then blocks grow from small to large (a Parser used for a
+// file allocates rarely); a member list or string longer than a quarter
+// block gets an allocation of its own.
+const (
+	minSlab = 32
+	maxSlab = 8 << 10 // members (512 KiB)
+	minText = 256
+	maxText = 64 << 10 // bytes
+)
+
+// Parse parses data (see the package-level [Parse]); data is copied into
+// the parser's text block first, so the caller may reuse it.
+func (p *Parser) Parse(data []byte) (Value, error) {
+	return p.ParseOwned(p.carveText(data))
 }
 
-func (p *parser) describe() string {
-	if p.pos >= len(p.data) {
-		return "end of input"
+// ParseOwned parses data without copying it: the returned value's strings
+// may alias data, which the caller must never modify afterwards.
+func (p *Parser) ParseOwned(data []byte) (Value, error) {
+	v, ok := p.parse(data)
+	if ok {
+		// Blocks start after the first line, so that a one-line parse
+		// allocates exactly what it returns.
+		p.slabCap, p.textCap = max(p.slabCap, minSlab), max(p.textCap, minText)
+		return v, nil
 	}
-	c := p.data[p.pos]
-	if c >= 0x20 && c < 0x7f {
-		return fmt.Sprintf("token %q", rune(c))
+	clear(p.scratch)
+	p.scratch = p.scratch[:0]
+	clear(p.frames)
+	p.frames = p.frames[:0]
+	if err := validate(data); err != nil {
+		return Value{}, err
 	}
-	if c >= 0x80 {
-		return "non-ASCII character"
-	}
-	return fmt.Sprintf("character 0x%02x", c)
+	// Unreachable while the parser and the validator agree (the fuzz
+	// target checks that they do).
+	return Value{}, &SyntaxError{Msg: "rejected by the parser"}
 }
 
-func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
-
-// parseFrame is one open array or object on the parse stack. The parser is
-// iterative so that nesting depth is limited only by memory, as in V8.
-// Members of open containers are gathered on the parser's shared scratch
-// stack and copied into an exactly sized slice when the container closes:
-// one allocation per container.
+// parseFrame is one open array or object. The parser is iterative so that
+// nesting depth is limited only by memory, as in V8.
 type parseFrame struct {
-	start  int // index of the container's first member in p.scratch
-	key    string
+	start  int    // index of the container's first member in p.scratch
+	key    string // objects: the key of the member being parsed
 	isObj  bool
 	keyIdx map[string]int // built for large objects to find duplicate keys
 }
 
-func (p *parser) value() (Value, error) {
-	var stackBuf [16]parseFrame
-	stack := stackBuf[:0]
+// isSpace marks JSON's four whitespace bytes.
+var isSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+
+func skipSpace(d []byte, i int) int {
+	for i < len(d) && isSpace[d[i]] {
+		i++
+	}
+	return i
+}
+
+// parse builds the value of data; false means data is not valid JSON
+// (the caller asks the validator why).
+func (p *Parser) parse(d []byte) (Value, bool) {
+	v, frames, ok := p.run(d, p.frames[:0])
+	if !ok {
+		clear(frames)
+		clear(p.scratch)
+		p.scratch = p.scratch[:0]
+	}
+	p.frames = frames[:0]
+	return v, ok
+}
+
+// run is parse's loop; it returns the frames still open (none on success).
+func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) {
+	i := skipSpace(d, 0)
 	for {
-		// Parse one value start.
-		if p.pos >= len(p.data) {
-			return Value{}, p.errorf("unexpected end of input")
+		// One value, or the opening of a container.
+		if i >= len(d) {
+			return Value{}, frames, false
 		}
 		var v Value
-		c := p.data[p.pos]
-		switch {
-		case c == '{' || c == '[':
-			p.pos++
-			p.skipSpace()
-			f := parseFrame{isObj: c == '{', start: len(p.scratch)}
-			if f.isObj {
-				if p.pos < len(p.data) && p.data[p.pos] == '}' {
-					p.pos++
-					v = Value{kind: Object, items: []Member{}}
+		switch c := d[i]; c {
+		case '"':
+			s, j, ok := p.str(d, i)
+			if !ok {
+				return Value{}, frames, false
+			}
+			v, i = Value{kind: String, s: s}, j
+		case '{', '[':
+			i++
+			if i < len(d) && isSpace[d[i]] {
+				i = skipSpace(d, i)
+			}
+			if c == '{' {
+				if i < len(d) && d[i] == '}' {
+					v, i = Value{kind: Object, items: []Member{}}, i+1
 					break
 				}
-				key, err := p.objectKey()
-				if err != nil {
-					return Value{}, err
+				key, j, ok := p.key(d, i)
+				if !ok {
+					return Value{}, frames, false
 				}
-				f.key = key
-			} else if p.pos < len(p.data) && p.data[p.pos] == ']' {
-				p.pos++
-				v = Value{kind: Array, items: []Member{}}
+				frames = append(frames, parseFrame{start: len(p.scratch), key: key, isObj: true})
+				i = j
+				continue
+			}
+			if i < len(d) && d[i] == ']' {
+				v, i = Value{kind: Array, items: []Member{}}, i+1
 				break
 			}
-			stack = append(stack, f)
+			frames = append(frames, parseFrame{start: len(p.scratch)})
 			continue
-		case c == '"':
-			s, err := p.str()
-			if err != nil {
-				return Value{}, err
+		case 't':
+			if !hasLiteral(d, i, "true") {
+				return Value{}, frames, false
 			}
-			v = Value{kind: String, s: s}
-		case c == '-' || (c >= '0' && c <= '9'):
-			s, err := p.number()
-			if err != nil {
-				return Value{}, err
+			v, i = Value{kind: Bool, b: true}, i+4
+		case 'f':
+			if !hasLiteral(d, i, "false") {
+				return Value{}, frames, false
 			}
-			v = Value{kind: Number, s: s}
-		case c == 't':
-			if err := p.literal("true"); err != nil {
-				return Value{}, err
+			v, i = Value{kind: Bool}, i+5
+		case 'n':
+			if !hasLiteral(d, i, "null") {
+				return Value{}, frames, false
 			}
-			v = Value{kind: Bool, b: true}
-		case c == 'f':
-			if err := p.literal("false"); err != nil {
-				return Value{}, err
-			}
-			v = Value{kind: Bool}
-		case c == 'n':
-			if err := p.literal("null"); err != nil {
-				return Value{}, err
-			}
+			i += 4
 		default:
-			return Value{}, p.errorf("unexpected %s", p.describe())
+			j, ok := numberEnd(d, i)
+			if !ok {
+				return Value{}, frames, false
+			}
+			v, i = Value{kind: Number, s: bytesString(d[i:j])}, j
 		}
 		// Attach v to its parent, closing finished containers.
 		for {
-			if len(stack) == 0 {
-				return v, nil
+			if len(frames) == 0 {
+				if i < len(d) && isSpace[d[i]] {
+					i = skipSpace(d, i)
+				}
+				return v, frames, i == len(d)
 			}
-			f := &stack[len(stack)-1]
+			f := &frames[len(frames)-1]
 			if f.isObj {
 				p.addMember(f, v)
 			} else {
 				p.scratch = append(p.scratch, Member{Value: v})
 			}
-			p.skipSpace()
-			if p.pos >= len(p.data) {
-				return Value{}, p.errorf("unexpected end of input")
+			if i < len(d) && isSpace[d[i]] {
+				i = skipSpace(d, i)
 			}
-			c := p.data[p.pos]
+			if i >= len(d) {
+				return Value{}, frames, false
+			}
+			c := d[i]
 			if c == ',' {
-				p.pos++
-				p.skipSpace()
+				i++
+				if i < len(d) && isSpace[d[i]] {
+					i = skipSpace(d, i)
+				}
 				if f.isObj {
-					key, err := p.objectKey()
-					if err != nil {
-						return Value{}, err
+					key, j, ok := p.key(d, i)
+					if !ok {
+						return Value{}, frames, false
 					}
-					f.key = key
+					f.key, i = key, j
 				}
 				break
 			}
-			if (f.isObj && c == '}') || (!f.isObj && c == ']') {
-				p.pos++
-				v = p.closeContainer(f)
-				stack = stack[:len(stack)-1]
-				continue
+			if c != '}' && c != ']' || (c == '}') != f.isObj {
+				return Value{}, frames, false
 			}
-			if f.isObj {
-				return Value{}, p.errorf("unexpected %s in object", p.describe())
-			}
-			return Value{}, p.errorf("unexpected %s in array", p.describe())
+			i++
+			v = p.closeContainer(f, len(frames) == 1)
+			frames[len(frames)-1] = parseFrame{}
+			frames = frames[:len(frames)-1]
 		}
 	}
 }
 
-// closeContainer moves a finished container's members off the scratch stack.
-func (p *parser) closeContainer(f *parseFrame) Value {
-	items := make([]Member, len(p.scratch)-f.start)
-	copy(items, p.scratch[f.start:])
-	clear(p.scratch[f.start:]) // drop references so the GC can free them
+// closeContainer moves a finished container's members off the scratch
+// stack into a list of their own (carved from the block unless top-level).
+func (p *Parser) closeContainer(f *parseFrame, top bool) Value {
+	members := p.scratch[f.start:]
+	var items []Member
+	if top {
+		items = make([]Member, len(members))
+	} else {
+		items = p.carveMembers(len(members))
+	}
+	copy(items, members)
+	clear(members) // drop references so the GC can free them
 	p.scratch = p.scratch[:f.start]
 	if f.isObj {
 		return Value{kind: Object, items: items}
@@ -217,13 +273,46 @@ func (p *parser) closeContainer(f *parseFrame) Value {
 	return Value{kind: Array, items: items}
 }
 
+// carveMembers returns a list of n members (len = cap = n) from the block.
+func (p *Parser) carveMembers(n int) []Member {
+	if n > len(p.slab) {
+		size := p.slabCap
+		if n > size/4 {
+			return make([]Member, n)
+		}
+		p.slab = make([]Member, size)
+		p.slabCap = min(2*size, maxSlab)
+	}
+	items := p.slab[:n:n]
+	p.slab = p.slab[n:]
+	return items
+}
+
+// carveText returns a copy of b in the text block (never written again).
+func (p *Parser) carveText(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	if cap(p.text)-len(p.text) < len(b) {
+		size := p.textCap
+		if len(b) > size/4 {
+			return bytes.Clone(b)
+		}
+		p.text = make([]byte, 0, size)
+		p.textCap = min(2*size, maxText)
+	}
+	start := len(p.text)
+	p.text = append(p.text, b...)
+	return p.text[start:len(p.text):len(p.text)]
+}
+
 // addMember adds (f.key, v) with JSON.parse's duplicate rule: the first
 // position, the last value.
-func (p *parser) addMember(f *parseFrame, v Value) {
+func (p *Parser) addMember(f *parseFrame, v Value) {
 	items := p.scratch[f.start:]
 	if f.keyIdx == nil && len(items) < 32 {
 		for i := range items {
-			if items[i].Key == f.key {
+			if len(items[i].Key) == len(f.key) && items[i].Key == f.key {
 				items[i].Value = v
 				return
 			}
@@ -245,46 +334,202 @@ func (p *parser) addMember(f *parseFrame, v Value) {
 	p.scratch = append(p.scratch, Member{Key: f.key, Value: v})
 }
 
-// objectKey parses `"key" :` and leaves the position at the value.
-func (p *parser) objectKey() (string, error) {
-	if p.pos >= len(p.data) {
-		return "", p.errorf("unexpected end of input")
+// key parses `"key" :` at i and returns the key and the position of the
+// member's value.
+func (p *Parser) key(d []byte, i int) (string, int, bool) {
+	if i >= len(d) || d[i] != '"' {
+		return "", i, false
 	}
-	if p.data[p.pos] != '"' {
-		return "", p.errorf("expected property name, got %s", p.describe())
+	key, i, ok := p.str(d, i)
+	if !ok {
+		return "", i, false
 	}
-	key, err := p.str()
-	if err != nil {
-		return "", err
+	if i < len(d) && isSpace[d[i]] {
+		i = skipSpace(d, i)
 	}
-	p.skipSpace()
-	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-		return "", p.errorf("expected ':' after property name, got %s", p.describe())
+	if i >= len(d) || d[i] != ':' {
+		return "", i, false
 	}
-	p.pos++
-	p.skipSpace()
-	return key, nil
+	i++
+	if i < len(d) && isSpace[d[i]] {
+		i = skipSpace(d, i)
+	}
+	return key, i, true
 }
 
-func (p *parser) literal(lit string) error {
-	if len(p.data)-p.pos >= len(lit) && string(p.data[p.pos:p.pos+len(lit)]) == lit {
-		p.pos += len(lit)
-		return nil
-	}
-	return p.errorf("unexpected %s", p.describe())
+func hasLiteral(d []byte, i int, lit string) bool {
+	return len(d)-i >= len(lit) && string(d[i:i+len(lit)]) == lit
 }
 
-// number scans a JSON number and returns its text.
-func (p *parser) number() (string, error) {
-	n, err := scanNumber(p.data, p.pos)
-	if err != nil {
-		p.pos = n
-		return "", p.errorf("%s", err.Error())
+// numberEnd returns the end of the JSON number at i.
+func numberEnd(d []byte, i int) (int, bool) {
+	// The common case: a short run of digits ending the number.
+	j := i
+	if j < len(d) && d[j] == '-' {
+		j++
 	}
-	s := bytesString(p.data[p.pos:n])
-	p.pos = n
+	if j < len(d) && d[j] >= '1' && d[j] <= '9' {
+		for j++; j < len(d) && d[j] >= '0' && d[j] <= '9'; j++ {
+		}
+		if j == len(d) || d[j] != '.' && d[j] != 'e' && d[j] != 'E' {
+			return j, true
+		}
+	}
+	n, err := scanNumber(d, i)
+	return n, err == nil
+}
+
+// SWAR constants: a byte-wise "any byte < 0x20", "any byte == '"'" and
+// "any byte == '\\'" test over 8 bytes at a time. The borrow trick is exact
+// as a yes/no answer, which is all the scan needs before falling back to
+// the byte loop.
+const (
+	lo8       = 0x0101010101010101
+	hi8       = 0x8080808080808080
+	quotes8   = lo8 * '"'
+	slashes8  = lo8 * '\\'
+	controls8 = lo8 * 0x20
+)
+
+// stringStop reports whether any byte of w is a control character, '"' or
+// '\\' (the bytes that end the fast scan of a string body).
+func stringStop(w uint64) bool {
+	ctl := (w - controls8) &^ w
+	q := w ^ quotes8
+	q = (q - lo8) &^ q
+	s := w ^ slashes8
+	s = (s - lo8) &^ s
+	return (ctl|q|s)&hi8 != 0
+}
+
+// str parses a string starting at its opening quote; it returns the text
+// and the position after the closing quote. Text without escapes and in
+// valid UTF-8 aliases d.
+func (p *Parser) str(d []byte, i int) (string, int, bool) {
+	start := i + 1
+	j := start
+	var high uint64 // the OR of the bytes scanned: bit 7 set when any was non-ASCII
+	for {
+		for j+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[j:])
+			if stringStop(w) {
+				break
+			}
+			high |= w
+			j += 8
+		}
+		for j < len(d) && !strTable[d[j]] {
+			high |= uint64(d[j])
+			j++
+		}
+		if j >= len(d) {
+			return "", j, false
+		}
+		if d[j] != '"' {
+			break
+		}
+		seg := d[start:j]
+		if high&hi8 == 0 || utf8.Valid(seg) {
+			return bytesString(seg), j + 1, true
+		}
+		return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true
+	}
+	if d[j] != '\\' {
+		return "", j, false // a control character
+	}
+	return p.strEscaped(d, start, j)
+}
+
+// carveString keeps b (the decoding space) as a string in the text block.
+func (p *Parser) carveString(b []byte) string {
+	s := bytesString(p.carveText(b))
+	if cap(b) <= maxText {
+		p.buf = b[:0] // keep the space, unless a huge string grew it
+	}
+	return s
+}
+
+// strEscaped decodes a string with escapes; i is the first backslash.
+func (p *Parser) strEscaped(d []byte, start, i int) (string, int, bool) {
+	buf := appendValidUTF8(p.buf[:0], d[start:i])
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			return p.carveString(buf), i + 1, true
+		case c == '\\':
+			if i+1 >= len(d) {
+				return "", i, false
+			}
+			e := d[i+1]
+			if r := unescape[e]; r != 0 {
+				buf = append(buf, r)
+				i += 2
+				continue
+			}
+			if e != 'u' {
+				return "", i, false
+			}
+			r, ok := hex4(d, i+2)
+			if !ok {
+				return "", i, false
+			}
+			i += 6
+			if r >= 0xD800 && r <= 0xDBFF && i+1 < len(d) && d[i] == '\\' && d[i+1] == 'u' {
+				if r2, ok := hex4(d, i+2); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+					buf = utf8.AppendRune(buf, 0x10000+(r-0xD800)<<10+(r2-0xDC00))
+					i += 6
+					continue
+				}
+			}
+			buf = appendWTF8(buf, r)
+		case c < 0x20:
+			return "", i, false
+		default:
+			// A run up to the next quote, backslash or control character.
+			j := i + 1
+			ascii := c < 0x80
+			for j < len(d) && !strTable[d[j]] {
+				if d[j] >= 0x80 {
+					ascii = false
+				}
+				j++
+			}
+			if ascii {
+				buf = append(buf, d[i:j]...)
+			} else {
+				buf = appendValidUTF8(buf, d[i:j])
+			}
+			i = j
+		}
+	}
+	p.buf = buf[:0]
+	return "", i, false
+}
+
+// parser decodes single strings for the [Tape].
+type parser struct {
+	data []byte
+	pos  int
+}
+
+// str decodes the string at p.pos (its opening quote) as [Parse] does.
+func (p *parser) str() (string, error) {
+	var q Parser
+	s, end, ok := q.str(p.data, p.pos)
+	if !ok {
+		if err := validate(p.data); err != nil {
+			return "", err
+		}
+		return "", &SyntaxError{Offset: end, Msg: "bad string"}
+	}
+	p.pos = end
 	return s, nil
 }
+
+// unescape maps the byte after a backslash to what it stands for (0: not
+// a one-character escape).
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 type numErr string
 
@@ -329,132 +574,35 @@ func scanNumber(d []byte, i int) (int, error) {
 	return i, nil
 }
 
-// str parses a string starting at the opening quote.
-func (p *parser) str() (string, error) {
-	start := p.pos + 1
-	i := start
-	d := p.data
-	ascii := true
-	for i < len(d) {
-		c := d[i]
-		if c == '"' {
-			seg := d[start:i]
-			p.pos = i + 1
-			if ascii || utf8.Valid(seg) {
-				return bytesString(seg), nil
-			}
-			return string(appendValidUTF8(nil, seg)), nil
-		}
-		if c == '\\' {
-			return p.strSlow(start, i)
-		}
-		if c < 0x20 {
-			p.pos = i
-			return "", p.errorf("bad control character in string literal")
-		}
-		if c >= 0x80 {
-			ascii = false
-		}
-		i++
-	}
-	p.pos = i
-	return "", p.errorf("unterminated string")
-}
-
-// strSlow decodes a string with escapes; i is the first backslash.
-func (p *parser) strSlow(start, i int) (string, error) {
-	d := p.data
-	buf := make([]byte, 0, i-start+16)
-	buf = appendValidUTF8(buf, d[start:i])
-	for i < len(d) {
-		c := d[i]
-		switch {
-		case c == '"':
-			p.pos = i + 1
-			return string(buf), nil
-		case c == '\\':
-			if i+1 >= len(d) {
-				p.pos = i + 1
-				return "", p.errorf("unterminated string")
-			}
-			e := d[i+1]
-			switch e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
-			case 'u':
-				r, ok := hex4(d, i+2)
-				if !ok {
-					p.pos = i
-					return "", p.errorf("bad Unicode escape")
-				}
-				i += 6
-				if r >= 0xD800 && r <= 0xDBFF {
-					if r2, ok := hex4(d, i+2); ok && i+1 < len(d) && d[i] == '\\' && d[i+1] == 'u' && r2 >= 0xDC00 && r2 <= 0xDFFF {
-						buf = utf8.AppendRune(buf, 0x10000+(r-0xD800)<<10+(r2-0xDC00))
-						i += 6
-						continue
-					}
-				}
-				buf = appendWTF8(buf, r)
-				continue
-			default:
-				p.pos = i + 1
-				return "", p.errorf("bad escaped character")
-			}
-			i += 2
-		case c < 0x20:
-			p.pos = i
-			return "", p.errorf("bad control character in string literal")
-		case c < 0x80:
-			j := i + 1
-			for j < len(d) && d[j] >= 0x20 && d[j] < 0x80 && d[j] != '"' && d[j] != '\\' {
-				j++
-			}
-			buf = append(buf, d[i:j]...)
-			i = j
-		default:
-			j := i + 1
-			for j < len(d) && d[j] >= 0x80 {
-				j++
-			}
-			buf = appendValidUTF8(buf, d[i:j])
-			i = j
-		}
-	}
-	p.pos = i
-	return "", p.errorf("unterminated string")
-}
-
 func hex4(d []byte, i int) (rune, bool) {
 	if i+4 > len(d) {
 		return 0, false
 	}
 	var r rune
 	for _, c := range d[i : i+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
+		h := hexValue[c]
+		if h == 0xFF {
 			return 0, false
 		}
+		r = r<<4 | rune(h)
 	}
 	return r, true
 }
+
+// hexValue maps a hex digit to its value, anything else to 0xFF.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xFF
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+		t[c-'a'+'A'] = byte(c - 'a' + 10)
+	}
+	return t
+}()
 
 // appendWTF8 appends r, encoding a lone surrogate as its generalized UTF-8
 // form (ED A0..BF xx) so that the encoder can write it back as "\udXXX".
@@ -477,40 +625,4 @@ func bytesString(b []byte) string {
 func parseJSNumber(s string) float64 {
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
-}
-
-// frame builds one container value member by member with JSON.parse's
-// duplicate-key rule (used by the tape's conversion to Value).
-type frame struct {
-	v      Value
-	key    string
-	isObj  bool
-	keyIdx map[string]int
-}
-
-// addMember adds (f.key, v): the first position, the last value.
-func (f *frame) addMember(v Value) {
-	items := f.v.items
-	if f.keyIdx == nil && len(items) < 32 {
-		for i := range items {
-			if items[i].Key == f.key {
-				items[i].Value = v
-				return
-			}
-		}
-		f.v.items = append(items, Member{Key: f.key, Value: v})
-		return
-	}
-	if f.keyIdx == nil {
-		f.keyIdx = make(map[string]int, len(items)*2)
-		for i := range items {
-			f.keyIdx[items[i].Key] = i
-		}
-	}
-	if i, ok := f.keyIdx[f.key]; ok {
-		items[i].Value = v
-		return
-	}
-	f.keyIdx[f.key] = len(items)
-	f.v.items = append(items, Member{Key: f.key, Value: v})
 }

@@ -1,9 +1,12 @@
 package jsonl
 
+import "encoding/binary"
+
 // validate checks data against JSON.parse's grammar without building values.
 // Invalid UTF-8 inside strings is accepted (the decoder turned it into
 // U+FFFD before JSON.parse saw it); any byte >= 0x80 outside a string is
 // rejected (U+FFFD or any other non-ASCII character is not a token there).
+// It allocates only for nesting deeper than 512 levels, and for the error.
 func validate(data []byte) *SyntaxError {
 	v := validator{d: data}
 	v.space()
@@ -17,10 +20,42 @@ func validate(data []byte) *SyntaxError {
 	return nil
 }
 
+// validator walks one line. The open containers are a stack of bits (1 for
+// an object, 0 for an array): the first 512 levels live in the validator
+// itself, deeper ones in deep.
 type validator struct {
 	d     []byte
 	i     int
-	stack []byte // '{' or '[' per open container
+	depth int
+	bits  [8]uint64
+	deep  []uint64
+}
+
+func (v *validator) push(isObj bool) {
+	w, b := v.depth/64, uint(v.depth%64)
+	if w >= len(v.bits) && w-len(v.bits) >= len(v.deep) {
+		v.deep = append(v.deep, 0)
+	}
+	word := v.word(w)
+	if isObj {
+		*word |= 1 << b
+	} else {
+		*word &^= 1 << b
+	}
+	v.depth++
+}
+
+func (v *validator) word(w int) *uint64 {
+	if w < len(v.bits) {
+		return &v.bits[w]
+	}
+	return &v.deep[w-len(v.bits)]
+}
+
+// topIsObj reports whether the innermost open container is an object.
+func (v *validator) topIsObj() bool {
+	d := v.depth - 1
+	return *v.word(d / 64)>>(uint(d%64))&1 == 1
 }
 
 func (v *validator) fail(msg string) *SyntaxError {
@@ -31,13 +66,8 @@ func (v *validator) fail(msg string) *SyntaxError {
 }
 
 func (v *validator) space() {
-	for v.i < len(v.d) {
-		switch v.d[v.i] {
-		case ' ', '\t', '\n', '\r':
-			v.i++
-		default:
-			return
-		}
+	for v.i < len(v.d) && isSpace[v.d[v.i]] {
+		v.i++
 	}
 }
 
@@ -47,6 +77,10 @@ func (v *validator) value() *SyntaxError {
 			return v.fail("")
 		}
 		switch c := v.d[v.i]; {
+		case c == '"':
+			if err := v.str(); err != nil {
+				return err
+			}
 		case c == '{':
 			v.i++
 			v.space()
@@ -57,7 +91,7 @@ func (v *validator) value() *SyntaxError {
 			if err := v.key(); err != nil {
 				return err
 			}
-			v.stack = append(v.stack, '{')
+			v.push(true)
 			continue
 		case c == '[':
 			v.i++
@@ -66,18 +100,17 @@ func (v *validator) value() *SyntaxError {
 				v.i++
 				break
 			}
-			v.stack = append(v.stack, '[')
+			v.push(false)
 			continue
-		case c == '"':
-			if err := v.str(); err != nil {
-				return err
-			}
 		case c == '-' || (c >= '0' && c <= '9'):
-			n, err := scanNumber(v.d, v.i)
-			v.i = n
-			if err != nil {
+			n, ok := numberEnd(v.d, v.i)
+			if !ok {
+				var err error
+				n, err = scanNumber(v.d, v.i)
+				v.i = n
 				return v.fail(err.Error())
 			}
+			v.i = n
 		case c == 't':
 			if err := v.lit("true"); err != nil {
 				return err
@@ -95,31 +128,31 @@ func (v *validator) value() *SyntaxError {
 		}
 		// After a complete value: commas and closers.
 		for {
-			if len(v.stack) == 0 {
+			if v.depth == 0 {
 				return nil
 			}
 			v.space()
 			if v.i >= len(v.d) {
 				return v.fail("")
 			}
-			top := v.stack[len(v.stack)-1]
+			obj := v.topIsObj()
 			c := v.d[v.i]
 			if c == ',' {
 				v.i++
 				v.space()
-				if top == '{' {
+				if obj {
 					if err := v.key(); err != nil {
 						return err
 					}
 				}
 				break
 			}
-			if (top == '{' && c == '}') || (top == '[' && c == ']') {
+			if (obj && c == '}') || (!obj && c == ']') {
 				v.i++
-				v.stack = v.stack[:len(v.stack)-1]
+				v.depth--
 				continue
 			}
-			if top == '{' {
+			if obj {
 				return v.fail("expected ',' or '}' after property value in JSON")
 			}
 			return v.fail("expected ',' or ']' after array element in JSON")
@@ -144,7 +177,7 @@ func (v *validator) key() *SyntaxError {
 }
 
 func (v *validator) lit(s string) *SyntaxError {
-	if len(v.d)-v.i >= len(s) && string(v.d[v.i:v.i+len(s)]) == s {
+	if hasLiteral(v.d, v.i, s) {
 		v.i += len(s)
 		return nil
 	}
@@ -161,10 +194,15 @@ var strTable = func() (t [256]bool) {
 	return t
 }()
 
+// str checks a string at its opening quote: eight bytes at a time up to the
+// next quote, backslash or control character.
 func (v *validator) str() *SyntaxError {
 	d := v.d
 	i := v.i + 1
 	for {
+		for i+8 <= len(d) && !stringStop(binary.LittleEndian.Uint64(d[i:])) {
+			i += 8
+		}
 		for i < len(d) && !strTable[d[i]] {
 			i++
 		}

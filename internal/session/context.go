@@ -256,6 +256,7 @@ const (
 
 // readPart parses the lines of one part, block by block.
 func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
+	var p jsonl.Parser
 	for start := 0; start < len(want); {
 		end, from, to := b.block(want, start)
 		buf := make([]byte, to-from)
@@ -270,7 +271,7 @@ func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
 			}
 			rec := &b.t.recs[w.rec]
 			line := buf[rec.off-from : rec.off-from+int64(rec.n) : rec.off-from+int64(rec.n)]
-			v, err := jsonl.ParseOwned(line)
+			v, err := p.ParseOwned(line)
 			if err != nil {
 				return fmt.Errorf("line %d changed while reading: %w", rec.line, err)
 			}
