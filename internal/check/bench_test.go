@@ -43,21 +43,21 @@ func BenchmarkReader(b *testing.B) {
 	}
 }
 
-// BenchmarkFacts is the parallel stage alone: tape parse and facts.
+// BenchmarkFacts is the parallel stage alone, on one goroutine: the
+// classifier's scan of every line and check's facts read from it.
 func BenchmarkFacts(b *testing.B) {
 	data := benchInput(b)
 	sel := mustSelection(b, Options{})
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		rd := jsonl.NewReader(bytes.NewReader(data))
-		x := newExtractor(sel, Options{})
-		var bt batch
-		for {
-			eof, _ := bt.fill(rd)
-			bt.extractAll(x)
-			if eof {
-				break
-			}
+		x := &extractor{maxDim: 1200, sizes: sel.Enabled(OversizedImage)}
+		err := repair.RunBatches(bytes.NewReader(data), repair.Pipeline[lineFacts]{
+			Workers:   1,
+			NewWorker: func() func(*repair.Batch[lineFacts]) { return x.batch },
+			Consume:   func(*repair.Batch[lineFacts]) error { return nil },
+		})
+		if err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -10,12 +10,15 @@
 //     early exits (no header, nothing surviving, unreadable) are report-only
 //     errors.
 //   - Line numbers are physical: 1-based, blank lines counted.
-//   - One pass, one tape parse per line: workers validate each line and read
-//     the few fields the checks need ([jsonl.Tape]); an ordered pass feeds
-//     the classifier, the navigation tree (duplicate ids, missing parents,
-//     the cut active branch) and the tool-call pairing. Memory is bounded by
-//     a few batches of lines, the longest line, and the ids the tree and
-//     the pairing keep; never by the file.
+//   - One pass, one parse per line: workers run the repair classifier's
+//     per-line judge ([repair.LineJudge]), whose validating scan also notes
+//     the few fields the checks need ([repair.Envelope]); an ordered pass
+//     applies the classifier's file state, the navigation tree (duplicate
+//     ids, missing parents, the cut active branch) and the tool-call
+//     pairing. Lines are read once into batches of about 1 MiB
+//     ([repair.RunBatches]). Memory is bounded by a few batches, the
+//     longest line, and the ids the tree and the pairing keep; never by the
+//     file.
 //   - Inline and parallel runs report the same findings in the same order.
 //
 // It does not check what only a provider-specific replay reveals (tool id

@@ -5,25 +5,29 @@ import (
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/media"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/repair"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// facts is what the ordered pass needs of one physical line, read from the
-// line's tape by a worker. Strings alias the batch buffer the line lives
-// in: the ordered pass copies what it keeps.
+// facts is what the ordered pass needs of one physical line besides the
+// repair classifier's facts, read by a worker from the classifier's own
+// scan of the line ([repair.Envelope]): the line is parsed once. Strings
+// alias the batch buffer the line lives in: the ordered pass copies what
+// it keeps.
 type facts struct {
-	valid bool // JSON.parse accepts the line
-	bom   bool // the line starts with a UTF-8 byte order mark
-	node  session.Node
+	line   int  // physical line number
+	length int  // bytes of the line, terminator excluded
+	valid  bool // JSON.parse accepts the line
+	bom    bool // the line starts with a UTF-8 byte order mark
+	node   session.Node
 
 	isMessage bool
 	role      role
 	resultID  string // toolResult: trimmed toolCallId
 	aliasKey  string // toolResult without toolCallId: the alias field holding its id
-	signedAPI bool   // assistant on an API that checks thinking signatures
 
-	calls    span // tool calls of an assistant, in batch.calls
-	images   span // oversized images, in batch.images
+	calls    span // tool calls of an assistant, in lineFacts.calls
+	images   span // oversized images, in lineFacts.images
 	unsigned int  // thinking blocks without a signature
 }
 
@@ -56,60 +60,77 @@ type imageFact struct {
 	headerKnown                 bool
 }
 
-// extractor reads facts from tapes. One per worker.
+// lineFacts is a batch's output: per line, the classifier's facts and
+// check's, plus the side slices check's facts point into.
+type lineFacts struct {
+	rep    []repair.LineFacts
+	facts  []facts
+	calls  []callFact
+	images []imageFact
+}
+
+// reset empties the slices, keeping their capacity, and drops the
+// references the previous batch left in them.
+func (o *lineFacts) reset() {
+	clear(o.rep)
+	o.rep, o.facts, o.calls, o.images = o.rep[:0], o.facts[:0], o.calls[:0], o.images[:0]
+}
+
+// extractor computes both kinds of facts for the lines of a batch. One per
+// worker: it owns the classifier's judge.
 type extractor struct {
-	tape   jsonl.Tape
+	judge  repair.LineJudge
 	maxDim int
 	sizes  bool // check image sizes (OversizedImage enabled)
 }
 
-// extract parses l and fills f, appending tool calls and images to b.
-func (x *extractor) extract(l jsonl.Line, f *facts, b *batch) {
-	*f = facts{}
-	if l.Blank {
-		return
+// batch judges every line of b.
+func (x *extractor) batch(b *repair.Batch[lineFacts]) {
+	o := &b.Out
+	o.reset()
+	for l := range b.Lines {
+		o.rep = append(o.rep, x.judge.Judge(l))
+		o.facts = append(o.facts, facts{})
+		x.extract(l, x.judge.Envelope(), &o.facts[len(o.facts)-1], o)
 	}
-	if err := x.tape.Parse(l.Bytes); err != nil {
-		f.bom = bytes.HasPrefix(l.Bytes, utf8BOM)
-		if err == jsonl.ErrTapeTooLong {
-			f.valid = jsonl.Valid(l.Bytes)
-		}
+}
+
+// extract fills f from the scan e of line l (nil: blank or invalid),
+// appending tool calls and images to o.
+func (x *extractor) extract(l jsonl.Line, e *repair.Envelope, f *facts, o *lineFacts) {
+	*f = facts{line: l.Num, length: len(l.Bytes)}
+	if e == nil {
+		f.bom = !l.Blank && bytes.HasPrefix(l.Bytes, utf8BOM)
 		return
 	}
 	f.valid = true
-	root := x.tape.Root()
-	f.node = navNode(root, l.Num)
-	if !root.IsObject() || !root.Get("type").StrEquals("message") {
+	f.node = navNode(e, l.Num)
+	if !e.Object || !e.Type.StrEquals("message") || !e.Message.IsObject() {
 		return
 	}
-	msg := root.Get("message")
-	if !msg.IsObject() {
-		return
-	}
+	msg := &e.Message
 	f.isMessage = true
-	f.role = roleOf(msg.Get("role"))
-	content := msg.Get("content")
+	f.role = roleOf(msg.Role)
 	switch f.role {
 	case roleAssistant:
-		f.signedAPI = signsThinking(msg)
-		x.assistant(content, f, b)
+		x.assistant(msg, f, o)
 	case roleToolResult:
 		f.resultID, f.aliasKey = resultID(msg)
 	}
 	if x.sizes && (f.role == roleUser || f.role == roleToolResult) {
-		x.images(content, f, b)
+		x.images(msg, f, o)
 	}
 }
 
-func roleOf(n jsonl.Node) role {
+func roleOf(r repair.Field) role {
 	switch {
-	case !n.IsString():
+	case !r.IsString():
 		return roleNone
-	case n.StrEquals(session.RoleUser):
+	case r.StrEquals(session.RoleUser):
 		return roleUser
-	case n.StrEquals(session.RoleAssistant):
+	case r.StrEquals(session.RoleAssistant):
 		return roleAssistant
-	case n.StrEquals(session.RoleToolResult):
+	case r.StrEquals(session.RoleToolResult):
 		return roleToolResult
 	}
 	return roleOther
@@ -117,64 +138,56 @@ func roleOf(n jsonl.Node) role {
 
 // signsThinking reports an assistant whose thinking blocks a provider
 // checks for signatures (replay-rules.md §3.7: Anthropic and Bedrock).
-func signsThinking(msg jsonl.Node) bool {
-	api := jsonl.TrimJS(msg.Get("api").StrOr(""))
-	provider := session.TrimLower(msg.Get("provider").StrOr(""))
+func signsThinking(msg *repair.Message) bool {
+	api := jsonl.TrimJS(msg.API.StrOr(""))
+	provider := session.TrimLower(msg.Provider.StrOr(""))
 	return api == "anthropic-messages" || api == "bedrock-converse-stream" ||
 		provider == "anthropic" || provider == "amazon-bedrock" || provider == "anthropic-vertex"
 }
 
 // assistant notes tool calls and unsigned thinking blocks.
-func (x *extractor) assistant(content jsonl.Node, f *facts, b *batch) {
-	f.calls.lo = int32(len(b.calls))
-	i := -1
-	for blk := range content.Elems() {
-		i++
-		typ, ok := blk.Get("type").Str()
-		if !ok {
-			continue
-		}
+func (x *extractor) assistant(msg *repair.Message, f *facts, o *lineFacts) {
+	f.calls.lo = int32(len(o.calls))
+	signedAPI := signsThinking(msg)
+	for i := range msg.Blocks {
+		blk := &msg.Blocks[i]
+		typ, _ := blk.Type.Str()
 		switch {
 		case session.IsExtendedToolCallType(typ):
-			id := blk.Get("id").StrOr("")
+			id := blk.ID.StrOr("")
 			if jsonl.IsBlankJS(id) {
 				continue
 			}
-			in, args := blk.Get("input"), blk.Get("arguments")
-			b.calls = append(b.calls, callFact{id: id, name: blk.Get("name").StrOr(""), block: i,
+			in, args := blk.Input, blk.Arguments
+			o.calls = append(o.calls, callFact{id: id, name: blk.Name.StrOr(""), block: blk.Index,
 				missingInput: (!in.Exists() || in.IsNull()) && (!args.Exists() || args.IsNull())})
-		case f.signedAPI && session.IsThinkingType(typ) && !signed(blk, typ):
+		case signedAPI && session.IsThinkingType(typ) && !signed(blk, typ):
 			f.unsigned++
 		}
 	}
-	f.calls.hi = int32(len(b.calls))
+	f.calls.hi = int32(len(o.calls))
 }
 
 // signed: a non-blank string among the signature fields (replay-rules.md
 // §3.7b; redacted thinking may carry its payload in data).
-func signed(blk jsonl.Node, typ string) bool {
-	for _, k := range signatureKeys {
-		if s, ok := blk.Get(k).Str(); ok && !jsonl.IsBlankJS(s) {
+func signed(blk *repair.Block, typ string) bool {
+	for _, s := range blk.Signatures {
+		if s.IsString() && !s.IsBlankString() {
 			return true
 		}
 	}
-	s, ok := blk.Get("data").Str()
-	return typ == "redacted_thinking" && ok && !jsonl.IsBlankJS(s)
+	return typ == "redacted_thinking" && blk.Data.IsString() && !blk.Data.IsBlankString()
 }
-
-var signatureKeys = []string{"signature", "thinkingSignature", "thought_signature"}
 
 // resultID is the id a toolResult answers: its trimmed toolCallId, which
 // OpenClaw 2026.9.6 requires to load the result. A result with its id only
 // in an alias field reports that field.
-func resultID(msg jsonl.Node) (id, alias string) {
-	if s, ok := msg.Get("toolCallId").Str(); ok {
-		if t := jsonl.TrimJS(s); t != "" {
-			return t, ""
-		}
+func resultID(msg *repair.Message) (id, alias string) {
+	if t := jsonl.TrimJS(msg.ResultIDs[0].StrOr("")); t != "" {
+		return t, ""
 	}
-	for _, k := range session.ToolResultIDKeys[1:] {
-		if s, ok := msg.Get(k).Str(); ok && !jsonl.IsBlankJS(s) {
+	for i, k := range session.ToolResultIDKeys[1:] {
+		if f := msg.ResultIDs[i+1]; f.IsString() && !f.IsBlankString() {
 			return "", k
 		}
 	}
@@ -183,24 +196,23 @@ func resultID(msg jsonl.Node) (id, alias string) {
 
 // images notes image blocks over the limits. Corrupted payloads are left
 // to the repair classifier (fix replaces them).
-func (x *extractor) images(content jsonl.Node, f *facts, b *batch) {
-	f.images.lo = int32(len(b.images))
-	i := -1
-	for blk := range content.Elems() {
-		i++
-		if !blk.Get("type").StrEquals("image") {
+func (x *extractor) images(msg *repair.Message, f *facts, o *lineFacts) {
+	f.images.lo = int32(len(o.images))
+	for i := range msg.Blocks {
+		blk := &msg.Blocks[i]
+		if !blk.Type.StrEquals("image") {
 			continue
 		}
-		data, ok := blk.Get("data").Str()
+		data, ok := blk.Data.Str()
 		if !ok || media.EstimateDecodedBytes(data) == 0 {
 			continue
 		}
 		if im, over := x.oversized(data); over {
-			im.block = i
-			b.images = append(b.images, im)
+			im.block = blk.Index
+			o.images = append(o.images, im)
 		}
 	}
-	f.images.hi = int32(len(b.images))
+	f.images.hi = int32(len(o.images))
 }
 
 // oversized reads an image's size from its header bytes only.
@@ -222,23 +234,23 @@ func (x *extractor) oversized(data string) (imageFact, bool) {
 // id, leaf control rows, and other records linked by id and parentId. The
 // entry schemas are checked only where they decide navigation (a label's
 // target, a compaction's first kept entry, a message's role).
-func navNode(r jsonl.Node, line int) session.Node {
+func navNode(e *repair.Envelope, line int) session.Node {
 	n := session.Node{Line: line}
-	if !r.IsObject() {
+	if !e.Object {
 		return n
 	}
-	if t, ok := r.Get("type").Str(); ok {
+	if t, ok := e.Type.Str(); ok {
 		n.Type = session.ParseEntryType(t)
 	}
-	id, parent := refOf(r.Get("id")), refOf(r.Get("parentId"))
-	mode := r.Get("appendMode")
+	id, parent := refOf(e.ID), refOf(e.ParentID)
+	mode := e.AppendMode
 	side := mode.StrEquals("side")
 	switch {
-	case n.Type.Canonical() && id.IsID() && parent.State != session.RefOther && timestampOK(r) && fieldsOK(r, n.Type):
+	case n.Type.Canonical() && id.IsID() && parent.State != session.RefOther && timestampOK(e) && fieldsOK(e, n.Type):
 		n.Kind, n.Side = session.NodeEntry, side
-		n.TargetID, n.FirstKeptID = refOf(r.Get("targetId")), refOf(r.Get("firstKeptEntryId"))
+		n.TargetID, n.FirstKeptID = refOf(e.TargetID), refOf(e.FirstKeptEntryID)
 	case n.Type == session.TypeLeaf && id.IsID() && parent.StrOrNull() && (!mode.Exists() || side):
-		target, ap := refOf(r.Get("targetId")), refOf(r.Get("appendParentId"))
+		target, ap := refOf(e.TargetID), refOf(e.AppendParentID)
 		if !target.StrOrNull() || ap.State == session.RefOther {
 			return n
 		}
@@ -252,33 +264,32 @@ func navNode(r jsonl.Node, line int) session.Node {
 	return n
 }
 
-func timestampOK(r jsonl.Node) bool {
-	ts := r.Get("timestamp")
-	return !ts.Exists() || ts.IsString()
+func timestampOK(e *repair.Envelope) bool {
+	return !e.Timestamp.Exists() || e.Timestamp.IsString()
 }
 
 // fieldsOK is the part of the entry schemas that decides navigation.
-func fieldsOK(r jsonl.Node, t session.EntryType) bool {
+func fieldsOK(e *repair.Envelope, t session.EntryType) bool {
 	switch t {
 	case session.TypeMessage:
-		return r.Get("message").IsObject() && r.Path("message", "role").IsString()
+		return e.Message.IsObject() && e.Message.Role.IsString()
 	case session.TypeLabel:
-		return refOf(r.Get("targetId")).IsID()
+		return refOf(e.TargetID).IsID()
 	case session.TypeCompaction:
-		return refOf(r.Get("firstKeptEntryId")).IsID()
+		return refOf(e.FirstKeptEntryID).IsID()
 	}
 	return true
 }
 
 // refOf reads a reference member; its string aliases the line.
-func refOf(n jsonl.Node) session.Ref {
+func refOf(f repair.Field) session.Ref {
 	switch {
-	case !n.Exists():
+	case !f.Exists():
 		return session.Ref{}
-	case n.IsNull():
+	case f.IsNull():
 		return session.Null
-	case n.IsString():
-		s, _ := n.Str()
+	case f.IsString():
+		s, _ := f.Str()
 		return session.Str(s)
 	}
 	return session.Ref{State: session.RefOther}

@@ -31,18 +31,25 @@ type pass struct {
 }
 
 func newPass(path string, sel Selection, opts Options) *pass {
-	p := &pass{path: path, sel: sel, maxDim: newExtractor(sel, opts).maxDim, cls: repair.NewClassifier(), tree: session.NewTree(1024)}
+	p := &pass{path: path, sel: sel, maxDim: maxDimension(opts), cls: repair.NewClassifier(), tree: session.NewTree(1024)}
 	p.pairs.init()
 	return p
 }
 
+// batch processes the lines of a batch, in order.
+func (p *pass) batch(o *lineFacts) {
+	for i := range o.facts {
+		p.line(&o.rep[i], &o.facts[i], o)
+	}
+}
+
 // line processes one physical line whose facts the workers computed.
-func (p *pass) line(l jsonl.Line, f *facts, b *batch) {
-	p.lines = l.Num
-	p.bytes = l.Offset + l.Size()
-	p.verdict(p.cls.Line(l), f)
-	if len(l.Bytes) > LongLineBytes {
-		p.add(LongLine, l.Num, "", fmt.Sprintf("line is %s long (over %s); it dominates load time and memory", sizeText(len(l.Bytes)), sizeText(LongLineBytes)))
+func (p *pass) line(rf *repair.LineFacts, f *facts, o *lineFacts) {
+	v := p.cls.Apply(rf)
+	p.lines, p.bytes = f.line, rf.End()
+	p.verdict(v, f)
+	if f.length > LongLineBytes {
+		p.add(LongLine, f.line, "", fmt.Sprintf("line is %s long (over %s); it dominates load time and memory", sizeText(f.length), sizeText(LongLineBytes)))
 	}
 	if !f.valid {
 		return
@@ -53,14 +60,14 @@ func (p *pass) line(l jsonl.Line, f *facts, b *batch) {
 	}
 	switch f.role {
 	case roleAssistant:
-		p.assistant(l.Num, entryID, f, b)
+		p.assistant(f.line, entryID, f, o)
 	case roleToolResult:
-		p.pairs.result(p, l.Num, entryID, f)
+		p.pairs.result(p, f.line, entryID, f)
 	default:
 		p.pairs.closeTurn(p)
 	}
-	for _, im := range b.images[f.images.lo:f.images.hi] {
-		p.add(OversizedImage, l.Num, entryID, imageMessage(im, p.maxDim))
+	for _, im := range o.images[f.images.lo:f.images.hi] {
+		p.add(OversizedImage, f.line, entryID, imageMessage(im, p.maxDim))
 	}
 }
 
@@ -76,8 +83,8 @@ func (p *pass) node(f *facts) string {
 	return n.ID
 }
 
-func (p *pass) assistant(line int, entryID string, f *facts, b *batch) {
-	calls := b.calls[f.calls.lo:f.calls.hi]
+func (p *pass) assistant(line int, entryID string, f *facts, o *lineFacts) {
+	calls := o.calls[f.calls.lo:f.calls.hi]
 	for _, c := range calls {
 		if c.missingInput {
 			p.add(ToolCallMissingInput, line, entryID, fmt.Sprintf("tool call %s (%s) has neither arguments nor input", quote(c.id), nameOr(c.name)))

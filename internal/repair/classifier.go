@@ -14,7 +14,10 @@ import (
 // Classifier classifies the lines of one file, in order, exactly as
 // OpenClaw's repairSessionFileIfNeeded does, and plans the repair. Use one
 // per file: call [Classifier.Line] for every physical line (blank ones
-// too), then [Classifier.Finish].
+// too), then [Classifier.Finish]. The work splits in two for callers that
+// spread lines over goroutines: [LineJudge.Judge] is the per-line part (any
+// goroutine, any order) and [Classifier.Apply] the ordered part; Line is
+// the two in sequence.
 //
 // Memory is bounded by the longest line plus 16 bytes per tool result and
 // the tool calls still waiting for a result (the synthetic tool-result
@@ -22,7 +25,7 @@ import (
 // never holds the file. Result ids are kept as 128-bit hashes: two distinct
 // ids collide with odds far below one in 2^64 for any real file.
 type Classifier struct {
-	judge     lineJudge
+	judge     LineJudge
 	plan      Plan
 	seen      bool // a surviving entry was seen
 	header    bool // the first surviving entry is a valid session header
@@ -53,15 +56,15 @@ func NewClassifier() *Classifier {
 // Line classifies one physical line. l.Bytes is not retained; the verdict's
 // Value (Rewrite only) does not alias it.
 func (c *Classifier) Line(l jsonl.Line) Verdict {
-	var f lineFacts
+	var f LineFacts
 	c.judge.judge(l, &f)
-	return c.apply(&f)
+	return c.Apply(&f)
 }
 
-// lineFacts is what one line says on its own, before the state of the
+// LineFacts is what one line says on its own, before the state of the
 // file (header, pending calls) is applied: the part of the work that can
-// run on any goroutine.
-type lineFacts struct {
+// run on any goroutine. It never aliases the line.
+type LineFacts struct {
 	v            Verdict
 	offset, size int64
 	irregular    bool // output form differs from the bytes plus "\n"
@@ -74,12 +77,40 @@ type lineFacts struct {
 	calls        []pendingCall // candidate calls of a code-mode or Responses assistant
 }
 
-// lineJudge computes lineFacts; it owns a scanner, so use one per
-// goroutine.
-type lineJudge struct{ sc scanner }
+// Line is the physical line number the facts are about.
+func (f *LineFacts) Line() int { return f.v.Line }
 
-func (j *lineJudge) judge(l jsonl.Line, f *lineFacts) {
-	*f = lineFacts{v: Verdict{Line: l.Num}, offset: l.Offset, size: l.Size()}
+// End is the input offset just after the line (its terminator included).
+func (f *LineFacts) End() int64 { return f.offset + f.size }
+
+// LineJudge computes [LineFacts]. It owns a scanner, so use one per
+// goroutine; its zero value is ready to use.
+type LineJudge struct {
+	sc      scanner
+	scanned bool // sc holds the scan of the last line
+}
+
+// Judge judges one physical line. Afterwards [LineJudge.Envelope] holds
+// what the scan noted, until the next call.
+func (j *LineJudge) Judge(l jsonl.Line) LineFacts {
+	var f LineFacts
+	j.judge(l, &f)
+	return f
+}
+
+// Envelope is the scan of the last judged line; nil when that line was
+// blank or not valid JSON. It aliases the line and is overwritten by the
+// next Judge.
+func (j *LineJudge) Envelope() *Envelope {
+	if !j.scanned {
+		return nil
+	}
+	return &j.sc.env
+}
+
+func (j *LineJudge) judge(l jsonl.Line, f *LineFacts) {
+	*f = LineFacts{v: Verdict{Line: l.Num}, offset: l.Offset, size: l.Size()}
+	j.scanned = false
 	if l.Blank {
 		f.v.Action, f.irregular = Blank, true
 		return
@@ -89,6 +120,7 @@ func (j *lineJudge) judge(l jsonl.Line, f *lineFacts) {
 		f.v.Action, f.v.Rules, f.v.Err = Drop, RuleMalformedLine, jsonl.Validate(l.Bytes)
 		return
 	}
+	j.scanned = true
 	if j.sc.needsExact() {
 		j.exact(l, f)
 		return
@@ -98,10 +130,11 @@ func (j *lineJudge) judge(l jsonl.Line, f *lineFacts) {
 	if id := j.sc.resultID(); id != "" {
 		f.hasResult, f.result = true, hashID(id)
 	}
+	f.calls = j.sc.candidateCalls(l)
 }
 
 // exact classifies a line with a full parse and the reference rules.
-func (j *lineJudge) exact(l jsonl.Line, f *lineFacts) {
+func (j *LineJudge) exact(l jsonl.Line, f *LineFacts) {
 	val, err := jsonl.Parse(l.Bytes)
 	if err != nil { // unreachable: the scanner accepted the line
 		f.v.Action, f.v.Rules, f.v.Err = Drop, RuleMalformedLine, err
@@ -161,8 +194,9 @@ func candidateCalls(l jsonl.Line, e, msg *jsonl.Value) []pendingCall {
 	return out
 }
 
-// apply adds one line's facts to the file's state, in line order.
-func (c *Classifier) apply(f *lineFacts) Verdict {
+// Apply adds one line's facts to the file's state and returns the line's
+// verdict. Call it for every line, in line order.
+func (c *Classifier) Apply(f *LineFacts) Verdict {
 	v := f.v
 	c.plan.Lines, c.end = v.Line, f.offset+f.size
 	c.irregular = c.irregular || f.irregular

@@ -13,7 +13,8 @@ import (
 // the occasional full parse) over the CPUs. Lines are cut into batches of
 // whole lines; workers judge the batches in any order; the classifier's
 // state (header, result ids, pending calls) is applied in line order by
-// one goroutine. The plan is identical to the sequential one.
+// one goroutine. The plan is identical to the sequential one. check runs
+// the same pipeline ([RunBatches]) with its own per-line work.
 
 // batchSize is the input read per batch: large enough that the hand-offs
 // cost nothing, small enough that the batches in flight stay a few MiB.
@@ -23,130 +24,28 @@ const batchSize = 1 << 20
 // per worker, which bounds memory.
 const batchesInFlight = 3
 
-// batch is a run of whole lines and the facts the workers found in them.
-type batch struct {
+// keptBatchBytes: a batch buffer grown past this by a long line is left to
+// the garbage collector after use rather than kept for the rest of the
+// input.
+const keptBatchBytes = 4 * batchSize
+
+// Batch is a run of whole lines of the input, read into one buffer (the
+// only copy the pipeline makes), and Out, what the workers computed for
+// them. A Batch and its Out are reused for later batches: a worker
+// overwrites Out (keeping its slices' capacity) and the consumer must not
+// keep references into the batch's lines past its call.
+type Batch[T any] struct {
 	data   []byte
 	num    int   // number of the line before the first one
 	offset int64 // input offset of data[0]
-	final  bool  // the last batch: its last line may lack a newline
 	err    error // a read error after data
-	facts  []lineFacts
+	Out    T
 	done   chan struct{}
 }
 
-// analyzeParallel is [Analyze] with workers goroutines judging lines.
-func analyzeParallel(r io.Reader, workers int, onVerdict func(Verdict)) (Plan, error) {
-	work := make(chan *batch, workers*batchesInFlight)
-	order := make(chan *batch, workers*batchesInFlight)
-	free := make(chan *batch, workers*batchesInFlight+2)
-	for range workers {
-		go func() {
-			var j lineJudge
-			for b := range work {
-				b.judgeLines(&j)
-				close(b.done)
-			}
-		}()
-	}
-	stop := make(chan struct{})
-	defer close(stop)
-	go readBatches(r, work, order, free, stop)
-	c := NewClassifier()
-	for b := range order {
-		<-b.done
-		for i := range b.facts {
-			v := c.apply(&b.facts[i])
-			if onVerdict != nil && (v.Action != Keep || v.Reserialize) {
-				onVerdict(v)
-			}
-		}
-		if b.err != nil {
-			return Plan{}, b.err
-		}
-		recycle(b, free)
-	}
-	return c.Finish(), nil
-}
-
-// readBatches cuts r into batches of whole lines, hands each to the
-// workers and, in order, to the consumer. It closes both channels at the
-// end of the input or after a read error (carried by the last batch).
-func readBatches(r io.Reader, work, order chan<- *batch, free chan *batch, stop <-chan struct{}) {
-	defer close(work)
-	defer close(order)
-	var carry []byte
-	num, offset := 0, int64(0)
-	for {
-		b := takeBatch(free, max(batchSize, 2*len(carry)))
-		buf := append(b.data, carry...)
-		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
-		data := buf[:len(buf)+n]
-		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
-		b.num, b.offset, b.final = num, offset, true
-		if err != nil && !eof {
-			b.data, b.err = data, err
-			send(b, work, order, stop)
-			return
-		}
-		cut := len(data)
-		if !eof {
-			cut = bytes.LastIndexByte(data, '\n') + 1
-			if cut == 0 { // a line longer than the buffer: read on with a bigger one
-				carry = data
-				continue
-			}
-		}
-		b.data, b.final = data[:cut], eof
-		carry = append(carry[:0:0], data[cut:]...)
-		num += bytes.Count(b.data, []byte{'\n'})
-		offset += int64(cut)
-		if !send(b, work, order, stop) || eof {
-			return
-		}
-	}
-}
-
-func send(b *batch, work, order chan<- *batch, stop <-chan struct{}) bool {
-	b.done = make(chan struct{})
-	select {
-	case order <- b:
-	case <-stop:
-		return false
-	}
-	work <- b
-	return true
-}
-
-// takeBatch reuses a consumed batch (its buffer and facts) when its buffer
-// is big enough.
-func takeBatch(free chan *batch, size int) *batch {
-	select {
-	case b := <-free:
-		if cap(b.data) >= size {
-			return b
-		}
-	default:
-	}
-	return &batch{data: make([]byte, 0, size)}
-}
-
-// recycle resets a consumed batch for reuse, unless it grew for a huge
-// line (its buffer is then left to the garbage collector).
-func recycle(b *batch, free chan *batch) {
-	if cap(b.data) > 4*batchSize {
-		return
-	}
-	clear(b.facts) // drop references to rewritten values and calls
-	*b = batch{data: b.data[:0], facts: b.facts[:0]}
-	select {
-	case free <- b:
-	default:
-	}
-}
-
-// judgeLines splits the batch into lines exactly as jsonl.Reader does and
-// judges each.
-func (b *batch) judgeLines(j *lineJudge) {
+// Lines yields the batch's lines, split exactly as [jsonl.Reader] splits
+// them (numbers and offsets are the input's).
+func (b *Batch[T]) Lines(yield func(jsonl.Line) bool) {
 	data, num, off := b.data, b.num, b.offset
 	for len(data) > 0 {
 		l := jsonl.Line{Num: num + 1, Offset: off}
@@ -162,10 +61,219 @@ func (b *batch) judgeLines(j *lineJudge) {
 			l.CR, line = true, line[:n-1]
 		}
 		l.Bytes, l.Blank = line, jsonl.IsBlank(line)
-		b.facts = append(b.facts, lineFacts{})
-		j.judge(l, &b.facts[len(b.facts)-1]) // facts never alias the line: exact-path values are parsed copies
+		if !yield(l) {
+			return
+		}
 		data, num, off = data[next:], num+1, off+int64(next)
 	}
+}
+
+// Pipeline says how [RunBatches] runs.
+type Pipeline[T any] struct {
+	// Workers is the number of goroutines running the per-batch work; 1 (or
+	// less) runs everything on the caller's goroutine, with no hand-offs.
+	Workers int
+	// SizeHint is the input's size when known (otherwise 0 or negative): a
+	// small input gets a buffer its size instead of a full batch.
+	SizeHint int64
+	// NewWorker returns one worker's function (called once per worker, so
+	// the function may own state such as a [LineJudge]). It fills b.Out from
+	// b's lines; it may run on any goroutine and in any order.
+	NewWorker func() func(b *Batch[T])
+	// Consume sees every batch after its work, in input order, on the
+	// caller's goroutine. An error stops the pipeline and is returned.
+	Consume func(b *Batch[T]) error
+}
+
+// RunBatches reads r in batches of whole lines, runs p's work on each and
+// consumes them in order. A read error is returned after the batch of the
+// whole lines read before it was consumed (the incomplete line is dropped,
+// as [jsonl.Reader] drops it).
+func RunBatches[T any](r io.Reader, p Pipeline[T]) error {
+	rd := &batchReader[T]{r: r, size: batchSize}
+	if p.SizeHint > 0 && p.SizeHint < batchSize {
+		rd.size = int(p.SizeHint) + 1 // room to see the end of the input in one read
+	}
+	if p.Workers <= 1 {
+		return runInline(rd, p)
+	}
+	return runParallel(rd, p)
+}
+
+// runInline reads, works and consumes one batch at a time.
+func runInline[T any](rd *batchReader[T], p Pipeline[T]) error {
+	work := p.NewWorker()
+	var b *Batch[T]
+	for {
+		if b == nil || cap(b.data) > keptBatchBytes {
+			b = &Batch[T]{}
+		}
+		last := rd.next(b)
+		work(b)
+		if err := p.Consume(b); err != nil {
+			return err
+		}
+		if last {
+			return b.err
+		}
+	}
+}
+
+// runParallel reads on one goroutine, works on p.Workers goroutines and
+// consumes on the caller's.
+func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
+	n := p.Workers * batchesInFlight
+	work := make(chan *Batch[T], n)
+	order := make(chan *Batch[T], n)
+	free := make(chan *Batch[T], n+2)
+	for range p.Workers {
+		do := p.NewWorker()
+		go func() {
+			for b := range work {
+				do(b)
+				close(b.done)
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(work)
+		defer close(order)
+		for {
+			b := takeBatch(free)
+			last := rd.next(b)
+			b.done = make(chan struct{})
+			select {
+			case order <- b:
+			case <-stop:
+				return
+			}
+			work <- b
+			if last {
+				return
+			}
+		}
+	}()
+	for b := range order {
+		<-b.done
+		if err := p.Consume(b); err != nil {
+			return err
+		}
+		if b.err != nil {
+			return b.err
+		}
+		recycle(b, free)
+	}
+	return nil
+}
+
+// batchReader cuts an input into batches of whole lines.
+type batchReader[T any] struct {
+	r      io.Reader
+	size   int    // buffer size of a batch
+	carry  []byte // the incomplete line at the end of the last read
+	num    int
+	offset int64
+}
+
+// next fills b with the next run of whole lines (reusing its buffer when it
+// is big enough) and reports whether it is the last batch: the end of the
+// input, whose last line may lack a newline, or a read error (b.err).
+func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
+	b.err = nil
+	if size := max(rd.size, 2*len(rd.carry)); cap(b.data) < size {
+		b.data = make([]byte, 0, size)
+	}
+	data := append(b.data[:0], rd.carry...)
+	for {
+		n, err := io.ReadFull(rd.r, data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		cut := len(data)
+		switch {
+		case err == nil:
+			cut = bytes.LastIndexByte(data, '\n') + 1
+			if cut == 0 { // a line longer than the buffer: read on in a bigger one
+				grown := make([]byte, len(data), 2*cap(data))
+				copy(grown, data)
+				data = grown
+				continue
+			}
+		case !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
+			b.err = err
+			cut = bytes.LastIndexByte(data, '\n') + 1
+		}
+		b.data, b.num, b.offset = data[:cut], rd.num, rd.offset
+		if err == nil {
+			rd.carry = append(rd.carry[:0], data[cut:]...)
+			if cap(rd.carry) > keptBatchBytes && len(rd.carry) < batchSize {
+				rd.carry = append([]byte(nil), rd.carry...) // do not keep a giant line's buffer
+			}
+		}
+		rd.num += bytes.Count(b.data, []byte{'\n'})
+		rd.offset += int64(cut)
+		return err != nil
+	}
+}
+
+// takeBatch reuses a consumed batch (its buffer and Out) when there is one.
+func takeBatch[T any](free chan *Batch[T]) *Batch[T] {
+	select {
+	case b := <-free:
+		return b
+	default:
+	}
+	return &Batch[T]{}
+}
+
+// recycle keeps a consumed batch for reuse, unless it grew for a huge line
+// (its buffer is then left to the garbage collector).
+func recycle[T any](b *Batch[T], free chan *Batch[T]) {
+	if cap(b.data) > keptBatchBytes {
+		return
+	}
+	b.data, b.err = b.data[:0], nil
+	select {
+	case free <- b:
+	default:
+	}
+}
+
+// analyzeParallel is [Analyze] with workers goroutines judging lines.
+func analyzeParallel(r io.Reader, workers int, onVerdict func(Verdict)) (Plan, error) {
+	c := NewClassifier()
+	err := RunBatches(r, Pipeline[[]LineFacts]{
+		Workers: workers,
+		NewWorker: func() func(*Batch[[]LineFacts]) {
+			var j LineJudge
+			return func(b *Batch[[]LineFacts]) { b.Out = judgeLines(&j, b, b.Out) }
+		},
+		Consume: func(b *Batch[[]LineFacts]) error {
+			for i := range b.Out {
+				v := c.Apply(&b.Out[i])
+				if onVerdict != nil && (v.Action != Keep || v.Reserialize) {
+					onVerdict(v)
+				}
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return Plan{}, err
+	}
+	return c.Finish(), nil
+}
+
+// judgeLines judges every line of b into facts (reused: its old entries
+// are overwritten, dropping their references to rewritten values).
+func judgeLines[T any](j *LineJudge, b *Batch[T], facts []LineFacts) []LineFacts {
+	clear(facts)
+	facts = facts[:0]
+	for l := range b.Lines {
+		facts = append(facts, LineFacts{})
+		j.judge(l, &facts[len(facts)-1]) // facts never alias the line: exact-path values are parsed copies
+	}
+	return facts
 }
 
 // workersFor is how many goroutines judge lines.

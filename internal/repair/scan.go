@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -15,55 +14,27 @@ import (
 // The fast path of the classifier. Most lines of a transcript are entries
 // no rule touches, so each line is scanned once by a validating scanner that
 // accepts exactly what JSON.parse accepts and, on the way, notes the few
-// fields the rules look at (type, id, message.role, message.content and
-// its blocks, the tool-result ids, api/provider/model). Lines the scan
-// cannot prove "kept" take the exact path: a full parse and the rules of
-// rules.go, which are the reference (the fuzz test checks that the fast
-// path never keeps a line the exact path would change).
+// fields the rules and the checks look at ([Envelope]: type, id, parentId
+// and the other navigation fields, message.role, message.content and its
+// blocks, the tool-result ids, api/provider/model). Lines the scan cannot
+// prove "kept" take the exact path: a full parse and the rules of rules.go,
+// which are the reference (the fuzz test checks that the fast path never
+// keeps a line the exact path would change).
 
 // errSyntax is the scanner's only error; the classifier asks
 // jsonl.Validate for the precise message.
 var errSyntax = errors.New("invalid JSON")
 
-// span is a value noted by the scanner: for a string its body between the
-// quotes, otherwise its raw text.
-type span struct {
-	start, end int
-	kind       jsonl.Kind
-	present    bool
-	escaped    bool // string body contains a backslash
-}
-
-// blockFields are the noted members of one content block.
-type blockFields struct {
-	typ, text, data span
-	mime            [len(imageMimeKeys)]span
-}
-
-// msgFields are the noted members of the entry's message.
-type msgFields struct {
-	present                          bool
-	kind                             jsonl.Kind
-	role, stop, api, provider, model span
-	ids                              [6]span // session.ToolResultIDKeys, in order
-	content                          span
-	contentLen                       int  // elements of an array content
-	blankText                        bool // a text block whose text is blank
-	corruptImages                    int  // corrupted image blocks in an array content
-}
-
 // scanner validates one line and notes its fields. It is reused from line
-// to line (its stack keeps its capacity).
+// to line (its stack and block list keep their capacity).
 type scanner struct {
 	d           []byte
 	i           int
 	stack       []byte
 	lastEscaped bool // the last string scanned had a backslash
 	overflow    bool // a number outside float64's range
-	isObject    bool
-	typ, id     span
-	msg         msgFields
-	blk         blockFields
+	env         Envelope
+	blk         Block // the content block being scanned
 }
 
 // Levels of the noted structure.
@@ -73,123 +44,15 @@ const (
 	levelBlock
 )
 
-// key identifiers of the members the scanner notes.
-type keyID uint8
-
-const (
-	keyOther keyID = iota
-	keyType
-	keyID_
-	keyMessage
-	keyRole
-	keyContent
-	keyStopReason
-	keyAPI
-	keyProvider
-	keyModel
-	keyText
-	keyData
-	keyMime0 // mimeType, mediaType, media_type
-	keyMime1
-	keyMime2
-	keyResultID0 // toolCallId … call_id (session.ToolResultIDKeys)
-)
-
-// lookupKey maps a decoded key to its identifier at level. Only the keys
-// the level notes are recognised; the switch on the length keeps the
-// common miss to one or two comparisons.
-func lookupKey(level int, k string) keyID {
-	switch level {
-	case levelTop:
-		switch k {
-		case "type":
-			return keyType
-		case "id":
-			return keyID_
-		case "message":
-			return keyMessage
-		}
-	case levelMessage:
-		return messageKey(k)
-	case levelBlock:
-		switch k {
-		case "type":
-			return keyType
-		case "text":
-			return keyText
-		case "data":
-			return keyData
-		case "mimeType":
-			return keyMime0
-		case "mediaType":
-			return keyMime1
-		case "media_type":
-			return keyMime2
-		}
-	}
-	return keyOther
-}
-
-// messageKey identifies the noted members of a message.
-func messageKey(k string) keyID {
-	switch len(k) {
-	case 3:
-		if k == "api" {
-			return keyAPI
-		}
-	case 4:
-		if k == "role" {
-			return keyRole
-		}
-	case 5:
-		if k == "model" {
-			return keyModel
-		}
-	case 6:
-		if k == "callId" {
-			return keyResultID0 + 4
-		}
-	case 7:
-		switch k {
-		case "content":
-			return keyContent
-		case "call_id":
-			return keyResultID0 + 5
-		}
-	case 8:
-		if k == "provider" {
-			return keyProvider
-		}
-	case 9:
-		if k == "toolUseId" {
-			return keyResultID0 + 1
-		}
-	case 10:
-		switch k {
-		case "stopReason":
-			return keyStopReason
-		case "toolCallId":
-			return keyResultID0
-		}
-	case 11:
-		if k == "tool_use_id" {
-			return keyResultID0 + 3
-		}
-	case 12:
-		if k == "tool_call_id" {
-			return keyResultID0 + 2
-		}
-	}
-	return keyOther
-}
-
 // scan validates d and notes its fields; it returns errSyntax when
 // JSON.parse would reject d.
 func (s *scanner) scan(d []byte) error {
+	blocks := s.env.Message.Blocks[:0]
 	*s = scanner{d: d, stack: s.stack[:0]}
+	s.env.Message.Blocks = blocks
 	s.space()
 	if s.i < len(d) && d[s.i] == '{' {
-		s.isObject = true
+		s.env.Object = true
 		if err := s.object(levelTop); err != nil {
 			return err
 		}
@@ -231,14 +94,14 @@ func (s *scanner) object(level int) error {
 		if err != nil {
 			return err
 		}
-		k := s.key(level, start, s.i-1, esc)
+		key := s.d[start : s.i-1]
 		s.space()
 		if s.i >= len(s.d) || s.d[s.i] != ':' {
 			return errSyntax
 		}
 		s.i++
 		s.space()
-		if err := s.member(level, k); err != nil {
+		if err := s.member(level, keyString(key, esc)); err != nil {
 			return err
 		}
 		s.space()
@@ -258,73 +121,194 @@ func (s *scanner) object(level int) error {
 	}
 }
 
-// key identifies the key whose body is d[start:end], at level.
-func (s *scanner) key(level, start, end int, esc bool) keyID {
-	if !esc {
-		return lookupKey(level, unsafe.String(unsafe.SliceData(s.d[start:end]), end-start))
+// keyString is a member name as JSON.parse decodes it; it aliases the line
+// unless the name has escapes.
+func keyString(body []byte, escaped bool) string {
+	if !escaped {
+		return unsafe.String(unsafe.SliceData(body), len(body))
 	}
-	return lookupKey(level, decodeString(s.d, start, end, true))
+	return decodeBody(body, true)
 }
 
-// member scans the value of member k of an object at level.
-func (s *scanner) member(level int, k keyID) error {
+// member scans the value of member k of an object at level, noting it when
+// the level notes k.
+func (s *scanner) member(level int, k string) error {
+	var f *Field
 	switch level {
 	case levelTop:
-		switch k {
-		case keyType:
-			return s.leaf(&s.typ)
-		case keyID_:
-			return s.leaf(&s.id)
-		case keyMessage:
+		if k == "message" {
 			return s.message()
 		}
+		f = s.topField(k)
 	case levelMessage:
-		m := &s.msg
-		switch {
-		case k == keyRole:
-			return s.leaf(&m.role)
-		case k == keyContent:
+		if k == "content" {
 			return s.content()
-		case k == keyStopReason:
-			return s.leaf(&m.stop)
-		case k == keyAPI:
-			return s.leaf(&m.api)
-		case k == keyProvider:
-			return s.leaf(&m.provider)
-		case k == keyModel:
-			return s.leaf(&m.model)
-		case k >= keyResultID0 && k < keyResultID0+6:
-			return s.leaf(&m.ids[k-keyResultID0])
 		}
+		f = s.messageField(k)
 	case levelBlock:
-		b := &s.blk
-		switch {
-		case k == keyType:
-			return s.leaf(&b.typ)
-		case k == keyText:
-			return s.leaf(&b.text)
-		case k == keyData:
-			return s.leaf(&b.data)
-		case k >= keyMime0 && k <= keyMime2:
-			return s.leaf(&b.mime[k-keyMime0])
-		}
+		f = s.blockField(k)
 	}
-	_, err := s.skip()
-	return err
+	if f == nil {
+		_, err := s.skip()
+		return err
+	}
+	return s.leaf(f)
 }
 
-// leaf scans any value and notes it in sp (a later duplicate key
+// topField is where a top-level member is noted, or nil. The switches on
+// the length keep the common miss to one or two comparisons.
+func (s *scanner) topField(k string) *Field {
+	e := &s.env
+	switch len(k) {
+	case 2:
+		if k == "id" {
+			return &e.ID
+		}
+	case 4:
+		if k == "type" {
+			return &e.Type
+		}
+	case 8:
+		switch k {
+		case "parentId":
+			return &e.ParentID
+		case "targetId":
+			return &e.TargetID
+		}
+	case 9:
+		if k == "timestamp" {
+			return &e.Timestamp
+		}
+	case 10:
+		if k == "appendMode" {
+			return &e.AppendMode
+		}
+	case 14:
+		if k == "appendParentId" {
+			return &e.AppendParentID
+		}
+	case 16:
+		if k == "firstKeptEntryId" {
+			return &e.FirstKeptEntryID
+		}
+	}
+	return nil
+}
+
+// messageField is where a member of the message is noted, or nil.
+func (s *scanner) messageField(k string) *Field {
+	m := &s.env.Message
+	switch len(k) {
+	case 3:
+		if k == "api" {
+			return &m.API
+		}
+	case 4:
+		if k == "role" {
+			return &m.Role
+		}
+	case 5:
+		if k == "model" {
+			return &m.Model
+		}
+	case 6:
+		if k == "callId" {
+			return &m.ResultIDs[4]
+		}
+	case 7:
+		if k == "call_id" {
+			return &m.ResultIDs[5]
+		}
+	case 8:
+		if k == "provider" {
+			return &m.Provider
+		}
+	case 9:
+		if k == "toolUseId" {
+			return &m.ResultIDs[1]
+		}
+	case 10:
+		switch k {
+		case "stopReason":
+			return &m.StopReason
+		case "toolCallId":
+			return &m.ResultIDs[0]
+		}
+	case 11:
+		if k == "tool_use_id" {
+			return &m.ResultIDs[3]
+		}
+	case 12:
+		if k == "tool_call_id" {
+			return &m.ResultIDs[2]
+		}
+	}
+	return nil
+}
+
+// blockField is where a member of a content block is noted, or nil.
+func (s *scanner) blockField(k string) *Field {
+	b := &s.blk
+	switch len(k) {
+	case 2:
+		if k == "id" {
+			return &b.ID
+		}
+	case 4:
+		switch k {
+		case "type":
+			return &b.Type
+		case "text":
+			return &b.Text
+		case "data":
+			return &b.Data
+		case "name":
+			return &b.Name
+		}
+	case 5:
+		if k == "input" {
+			return &b.Input
+		}
+	case 8:
+		if k == "mimeType" {
+			return &b.mime[0]
+		}
+	case 9:
+		switch k {
+		case "mediaType":
+			return &b.mime[1]
+		case "arguments":
+			return &b.Arguments
+		case "signature":
+			return &b.Signatures[0]
+		}
+	case 10:
+		if k == "media_type" {
+			return &b.mime[2]
+		}
+	case 17:
+		switch k {
+		case "thinkingSignature":
+			return &b.Signatures[1]
+		case "thought_signature":
+			return &b.Signatures[2]
+		}
+	}
+	return nil
+}
+
+// leaf scans any value and notes it in f (a later duplicate key
 // overwrites: JSON.parse keeps the last value).
-func (s *scanner) leaf(sp *span) error {
+func (s *scanner) leaf(f *Field) error {
 	start := s.i
 	kind, err := s.skip()
 	if err != nil {
 		return err
 	}
-	*sp = span{start: start, end: s.i, kind: kind, present: true}
+	*f = Field{text: s.d[start:s.i], kind: kind, present: true}
 	if kind == jsonl.String {
-		sp.start, sp.end = start+1, s.i-1
-		sp.escaped = s.lastEscaped
+		f.text = s.d[start+1 : s.i-1]
+		f.escaped = s.lastEscaped
 	}
 	return nil
 }
@@ -332,24 +316,26 @@ func (s *scanner) leaf(sp *span) error {
 // message scans the entry's message; a duplicate "message" key replaces
 // everything noted for the earlier one.
 func (s *scanner) message() error {
-	s.msg = msgFields{present: true}
+	m := &s.env.Message
+	*m = Message{Field: Field{present: true}, Blocks: m.Blocks[:0]}
 	if s.i < len(s.d) && s.d[s.i] == '{' {
-		s.msg.kind = jsonl.Object
+		m.kind = jsonl.Object
 		return s.object(levelMessage)
 	}
 	kind, err := s.skip()
-	s.msg.kind = kind
+	m.kind = kind
 	return err
 }
 
-// content scans message.content, evaluating each block of an array.
+// content scans message.content, evaluating each block of an array; a
+// duplicate "content" key replaces what the earlier one noted.
 func (s *scanner) content() error {
-	m := &s.msg
-	m.contentLen, m.blankText, m.corruptImages = 0, false, 0
+	m := &s.env.Message
+	m.contentLen, m.blankText, m.corruptImages, m.Blocks = 0, false, 0, m.Blocks[:0]
 	if s.i >= len(s.d) || s.d[s.i] != '[' {
-		return s.leaf(&m.content)
+		return s.leaf(&m.Content)
 	}
-	m.content = span{start: s.i, kind: jsonl.Array, present: true}
+	m.Content = Field{kind: jsonl.Array, present: true}
 	s.i++
 	s.space()
 	if s.i < len(s.d) && s.d[s.i] == ']' {
@@ -359,7 +345,7 @@ func (s *scanner) content() error {
 	for {
 		m.contentLen++
 		if s.i < len(s.d) && s.d[s.i] == '{' {
-			s.blk = blockFields{}
+			s.blk = Block{Index: m.contentLen - 1}
 			if err := s.object(levelBlock); err != nil {
 				return err
 			}
@@ -385,73 +371,36 @@ func (s *scanner) content() error {
 }
 
 // endBlock applies the block-level tests of rules #4 and #5 to the block
-// just scanned.
+// just scanned and keeps it when it is notable.
 func (s *scanner) endBlock() {
 	b := &s.blk
-	switch {
-	case s.isStr(b.typ, "text"):
-		if b.text.kind == jsonl.String && b.text.present && s.blankString(b.text) {
-			s.msg.blankText = true
-		}
-	case s.isStr(b.typ, "image"):
-		if !b.data.present || b.data.kind != jsonl.String || !s.hasImageMime() {
-			return
-		}
-		if isCorruptedImageData(s.strOf(b.data)) {
-			s.msg.corruptImages++
-		}
+	typ, ok := b.Type.Str()
+	if !ok {
+		return
 	}
+	switch {
+	case typ == "text":
+		if b.Text.IsBlankString() {
+			s.env.Message.blankText = true
+		}
+		return
+	case typ == "image":
+		if b.Data.IsString() && s.hasImageMime() && isCorruptedImageData(b.Data.StrOr("")) {
+			s.env.Message.corruptImages++
+		}
+	case !session.IsExtendedToolCallType(typ) && !session.IsThinkingType(typ):
+		return
+	}
+	s.env.Message.Blocks = append(s.env.Message.Blocks, *b)
 }
 
 func (s *scanner) hasImageMime() bool {
-	for _, sp := range s.blk.mime {
-		if sp.present && sp.kind == jsonl.String && isImageMime(s.strOf(sp)) {
+	for _, f := range s.blk.mime {
+		if mime, ok := f.Str(); ok && isImageMime(mime) {
 			return true
 		}
 	}
 	return false
-}
-
-// isStr reports whether sp is the string lit.
-func (s *scanner) isStr(sp span, lit string) bool {
-	if !sp.present || sp.kind != jsonl.String {
-		return false
-	}
-	if !sp.escaped {
-		return string(s.d[sp.start:sp.end]) == lit
-	}
-	return decodeString(s.d, sp.start, sp.end, true) == lit
-}
-
-// strOf returns the decoded string of a string span. Without escapes and
-// with valid UTF-8 it aliases the line (valid until the next scan).
-func (s *scanner) strOf(sp span) string {
-	return decodeString(s.d, sp.start, sp.end, sp.escaped)
-}
-
-// blankString reports whether a string span is blank after trim().
-func (s *scanner) blankString(sp span) bool {
-	if !sp.escaped {
-		return jsonl.IsBlank(s.d[sp.start:sp.end])
-	}
-	return jsonl.IsBlankJS(s.strOf(sp))
-}
-
-// decodeString decodes the string body d[start:end] as JSON.parse does.
-func decodeString(d []byte, start, end int, escaped bool) string {
-	body := d[start:end]
-	if !escaped {
-		if utf8.Valid(body) {
-			return unsafe.String(unsafe.SliceData(body), len(body))
-		}
-		return string(jsonl.ToValidUTF8(body))
-	}
-	v, err := jsonl.Parse(d[start-1 : end+1])
-	if err != nil {
-		return "" // unreachable: the scanner validated the string
-	}
-	s, _ := v.Str()
-	return s
 }
 
 // skip validates one value of any kind at s.i (nesting limited only by
@@ -702,53 +651,46 @@ func isHex4(b []byte) bool {
 
 // isMessageTyped reports an object entry with type "message".
 func (s *scanner) isMessageTyped() bool {
-	return s.isObject && s.isStr(s.typ, "message")
+	return s.env.Object && s.env.Type.StrEquals("message")
 }
 
 // isMessageEntry reports a message entry with an object message.
 func (s *scanner) isMessageEntry() bool {
-	return s.isMessageTyped() && s.msg.present && s.msg.kind == jsonl.Object
+	return s.isMessageTyped() && s.env.Message.IsObject()
 }
 
 // isHeader reports a valid session header: type "session", non-empty
-// string id (a non-empty body decodes to a non-empty string).
+// string id.
 func (s *scanner) isHeader() bool {
-	return s.isObject && s.isStr(s.typ, "session") && s.id.present && s.id.kind == jsonl.String && s.id.end > s.id.start
+	return s.env.Object && s.env.Type.StrEquals("session") && s.env.ID.NonEmptyString()
 }
 
-// needsExact reports whether a rule might change the line or whether the
-// synthetic tool-result rules need its tool calls: every case except the
-// common "kept" ones goes to the full parse.
+// needsExact reports whether a rule might change the line: every case
+// except the common "kept" ones goes to the full parse.
 func (s *scanner) needsExact() bool {
 	if !s.isMessageTyped() {
 		return false
 	}
-	m := &s.msg
-	if !m.present || m.kind != jsonl.Object || !m.role.present || m.role.kind != jsonl.String || s.blankString(m.role) {
+	m := &s.env.Message
+	if !m.IsObject() || !m.Role.IsString() || m.Role.IsBlankString() {
 		return true // rule #2 drops it
 	}
 	if m.corruptImages > 0 {
 		return true // rule #4
 	}
-	switch s.strOf(m.role) {
-	case "assistant":
-		if m.content.kind == jsonl.Array && m.content.present && m.contentLen == 0 {
+	switch m.Role.StrOr("") {
+	case session.RoleAssistant:
+		if m.Content.Kind() == jsonl.Array && m.Content.Exists() && m.contentLen == 0 {
 			return true // rule #3 when stopReason is "error"
 		}
-		if m.api.present && m.api.kind == jsonl.String {
-			api := jsonl.TrimJS(s.strOf(m.api))
-			if api == "openai-chatgpt-responses" || isResponsesAPI(api) {
-				return true // §4 candidates
-			}
-		}
-		return m.provider.present && m.provider.kind == jsonl.String && jsonl.TrimJS(s.strOf(m.provider)) == "openclaw" // a delivery mirror
-	case "user":
+		return jsonl.TrimJS(m.Provider.StrOr("")) == "openclaw" // a delivery mirror
+	case session.RoleUser:
 		switch {
-		case !m.content.present:
+		case !m.Content.Exists():
 			return false
-		case m.content.kind == jsonl.String:
-			return s.blankString(m.content)
-		case m.content.kind == jsonl.Array:
+		case m.Content.Kind() == jsonl.String:
+			return m.Content.IsBlankString()
+		case m.Content.Kind() == jsonl.Array:
 			return m.contentLen == 0 || m.blankText
 		}
 	}
@@ -758,15 +700,53 @@ func (s *scanner) needsExact() bool {
 // resultID returns a tool result's id (first non-empty trimmed string of
 // session.ToolResultIDKeys), or "". The result may alias the line.
 func (s *scanner) resultID() string {
-	if !s.isMessageEntry() || !s.isStr(s.msg.role, session.RoleToolResult) {
+	if !s.isMessageEntry() || !s.env.Message.Role.StrEquals(session.RoleToolResult) {
 		return ""
 	}
-	for _, sp := range s.msg.ids {
-		if sp.present && sp.kind == jsonl.String {
-			if id := jsonl.TrimJS(s.strOf(sp)); id != "" {
-				return id
-			}
+	for _, f := range s.env.Message.ResultIDs {
+		if id := jsonl.TrimJS(f.StrOr("")); id != "" {
+			return id
 		}
 	}
 	return ""
+}
+
+// candidateCalls is the fast path's [candidateCalls]: the calls of a kept
+// assistant that may need a synthetic result, read from the noted blocks.
+// The strings are copies: the classifier keeps them past the line.
+func (s *scanner) candidateCalls(l jsonl.Line) []pendingCall {
+	m := &s.env.Message
+	if !s.isMessageEntry() || !m.Role.StrEquals(session.RoleAssistant) ||
+		m.StopReason.StrEquals("error") || m.StopReason.StrEquals("aborted") {
+		return nil
+	}
+	pass := 0
+	switch {
+	case m.API.StrEquals("openai-chatgpt-responses") && m.Provider.StrEquals("openai"):
+	case isResponsesAPI(jsonl.TrimJS(m.API.StrOr(""))):
+		pass = 1
+	default:
+		return nil
+	}
+	parentID, hasParentID := s.env.ID.Str()
+	var out []pendingCall
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		typ, _ := b.Type.Str()
+		id, ok := b.ID.Str()
+		if !session.IsToolCallType(typ) || !ok || id == "" {
+			continue
+		}
+		name, hasName := b.Name.Str()
+		if pass == 1 && session.TrimLower(name) != "message" {
+			continue
+		}
+		in := Insert{AfterLine: l.Num, AfterOffset: l.Offset + l.Size(), ToolCallID: clone(id), ToolName: clone(name),
+			ParentID: clone(parentID), HasParentID: hasParentID}
+		if !hasName {
+			in.ToolName = "unknown"
+		}
+		out = append(out, pendingCall{Insert: in, id: hashID(id), pass: pass})
+	}
+	return out
 }
