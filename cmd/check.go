@@ -19,6 +19,7 @@ import (
 type checkOptions struct {
 	Only, Skip []string
 	Paths      []string
+	provider   providerFlags
 }
 
 func (o *checkOptions) addFlags(fs *pflag.FlagSet) {
@@ -26,6 +27,7 @@ func (o *checkOptions) addFlags(fs *pflag.FlagSet) {
 	fs.String("severity-min", "warning", "lowest severity printed and counted for the exit status: info, warning or error")
 	fs.StringSliceVar(&o.Only, "only", nil, "run only these check ids (repeatable, comma-separated)")
 	fs.StringSliceVar(&o.Skip, "skip", nil, "skip these check ids (repeatable, comma-separated)")
+	o.provider.addFlags(fs)
 }
 
 const checkLong = `check reads OpenClaw session transcripts (JSONL) and reports, without writing
@@ -54,6 +56,14 @@ catalogue of check ids, severities and hints is docs/checks.md.
 --format json prints the document of "openclaw doctor --lint --json":
 {"schemaVersion":1,"ok":…,"checksRun":…,"checksSkipped":…,"findings":[{"checkId",
 "severity","message","path","line","fixHint"}]} (path "-" is standard input).
+
+--provider P also replays each session for P as "openclaw-doctor replay" does
+(--model-api, --model-id, --reasoning as there; OPENCLAW_DOCTOR_NOW freezes its
+clock) and reports what OpenClaw's replay would change, one check id per rule
+(replay/<rule>): errors where OpenClaw refuses the history, warnings for
+rewrites, info for transcript state the provider never sees. --provider all
+replays for every provider family and prints a compatibility matrix per file
+(in JSON: one finding per target and rule).
 ` + exitStatusHelp + `
   check exits 1 when a finding is at or above --severity-min (default
   warning), and 2 when no input could be read at all.`
@@ -80,6 +90,7 @@ type checkRun struct {
 	opts      check.Options
 	threshold check.Severity
 	json      bool
+	provider  *providerRun // check --provider; nil without it
 }
 
 func runCheck(ctx context.Context, a *app, o *checkOptions) error {
@@ -96,6 +107,10 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 	}
 	if len(d.Roots) > 0 {
 		fmt.Fprintf(a.Err, "openclaw-doctor: scanned %s (%d session file(s))\n", strings.Join(d.Roots, ", "), len(d.Inputs))
+	}
+	defer r.provider.close()
+	if err := r.provider.prepare(a, d); err != nil {
+		return err
 	}
 	defer governMemory()()
 	return r.run(ctx, d)
@@ -118,7 +133,11 @@ func newCheckRun(a *app, o *checkOptions) (*checkRun, error) {
 	if err != nil {
 		return nil, usageErrorf("check: %v", err)
 	}
-	return &checkRun{app: a, sel: sel, opts: opts, threshold: threshold, json: format == "json"}, nil
+	provider, err := newProviderRun(a, o.provider, opts, &sel)
+	if err != nil {
+		return nil, err
+	}
+	return &checkRun{app: a, sel: sel, opts: opts, threshold: threshold, json: format == "json", provider: provider}, nil
 }
 
 func checkIDs(args []string) []check.ID {
@@ -149,7 +168,7 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 		if r.json {
 			shown = append(shown, fs...)
 		} else {
-			text.Findings(fs)
+			r.provider.printFindings(text, res.Path, fs)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -208,7 +227,7 @@ func (r *checkRun) checkAll(ctx context.Context, inputs []input) func(func(check
 				}
 				go func() {
 					defer func() { <-sem }()
-					results[i] <- r.checkOne(ctx, in)
+					results[i] <- r.provider.add(ctx, in, r.checkOne(ctx, in))
 				}()
 			}
 		}()

@@ -1,0 +1,149 @@
+package cmd
+
+import (
+	"context"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
+)
+
+// This file wires `check --provider` into the check command: the flags,
+// standard input spooled so it can be replayed after the line pass, the
+// replay findings added to each file's result, and the compatibility
+// matrix printed in place of the replay findings in text output.
+
+// providerFlags are check's replay-target flags.
+type providerFlags struct {
+	provider, modelAPI, modelID string
+	reasoning                   bool
+}
+
+func (f *providerFlags) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.provider, "provider", "", `also report what OpenClaw's replay would change for this provider ("all": every provider family, as a compatibility matrix)`)
+	fs.StringVar(&f.modelAPI, "model-api", "", "with --provider: transport api (default: as replay, the provider's usual api or the session's)")
+	fs.StringVar(&f.modelID, "model-id", "", "with --provider: model id (default: the session's when the provider is the session's)")
+	fs.BoolVar(&f.reasoning, "reasoning", false, "with --provider: the model is a reasoning model")
+}
+
+// providerRun is the replay side of one check run; nil when --provider is
+// not given (its methods then leave the run as it is).
+type providerRun struct {
+	opts check.ProviderOptions
+	// stdin is standard input spooled to a file, when it is an input.
+	stdin *os.File
+	// matrices holds each file's matrix until its findings are printed,
+	// by path (a path given twice has the same matrix twice).
+	mu       sync.Mutex
+	matrices map[string][][]check.MatrixRow
+}
+
+// newProviderRun validates the flags and adds the replay checks to the
+// counts of sel. Replay ids in --only or --skip need --provider.
+func newProviderRun(a *app, f providerFlags, opts check.Options, sel *check.Selection) (*providerRun, error) {
+	if strings.TrimSpace(f.provider) == "" {
+		if f.provider != "" || f.modelAPI != "" || f.modelID != "" || f.reasoning {
+			return nil, usageErrorf("check: --provider needs a provider id (or all); --model-api, --model-id and --reasoning need --provider")
+		}
+		if slices.ContainsFunc(append(slices.Clone(opts.Only), opts.Skip...), isReplayID) {
+			return nil, usageErrorf("check: replay check ids (%s…) need --provider", check.ReplayIDPrefix)
+		}
+		return nil, nil
+	}
+	p := &providerRun{opts: check.ProviderOptions{
+		Target: hygiene.Target{Provider: f.provider, ModelAPI: f.modelAPI, ModelID: f.modelID,
+			Reasoning: f.reasoning, ImageMaxDimensionPx: opts.ImageMaxDimensionPx},
+		Only: opts.Only, // transcript ids in it match no replay check
+		Skip: opts.Skip,
+	}, matrices: map[string][][]check.MatrixRow{}}
+	if p.opts.All() && (f.modelAPI != "" || f.modelID != "") {
+		return nil, usageErrorf("check: --provider all replays for fixed models; --model-api and --model-id need one provider")
+	}
+	now, err := replayClock(a)
+	if err != nil {
+		return nil, err
+	}
+	p.opts.Now = now
+	run, skipped := p.opts.Counts()
+	sel.Run += run
+	sel.Skipped += skipped
+	return p, nil
+}
+
+func isReplayID(id check.ID) bool { return strings.HasPrefix(string(id), check.ReplayIDPrefix) }
+
+// prepare spools standard input when it is one of the inputs, so that the
+// line pass and the replay both read it; the spool replaces a.In.
+func (p *providerRun) prepare(a *app, d discovery) error {
+	if p == nil || !slices.ContainsFunc(d.Inputs, func(in input) bool { return in.Stdin }) {
+		return nil
+	}
+	tmp, err := spoolStdin(a)
+	if err != nil {
+		return err
+	}
+	p.stdin = tmp
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	a.In = tmp
+	return nil
+}
+
+// close removes the spooled standard input.
+func (p *providerRun) close() {
+	if p != nil && p.stdin != nil {
+		p.stdin.Close()
+		os.Remove(p.stdin.Name())
+	}
+}
+
+// add appends the replay findings of in to its line-pass result (nothing
+// for a file that could not be read).
+func (p *providerRun) add(ctx context.Context, in input, res check.Result) check.Result {
+	if p == nil || res.Unreadable || ctx.Err() != nil {
+		return res
+	}
+	var pr check.ProviderResult
+	if in.Stdin {
+		pr = check.Provider(p.stdin, in.Path, p.opts)
+	} else {
+		f, err := os.Open(in.Path)
+		if err != nil {
+			return res // read a moment ago: the line pass reports what follows
+		}
+		pr = check.Provider(f, in.Path, p.opts)
+		f.Close()
+	}
+	res.Findings = append(res.Findings, pr.Findings...)
+	if pr.Matrix != nil {
+		p.mu.Lock()
+		p.matrices[res.Path] = append(p.matrices[res.Path], pr.Matrix)
+		p.mu.Unlock()
+	}
+	return res
+}
+
+// printFindings prints a file's findings as text; with the matrix, the
+// replay findings are summed up in it instead of listed.
+func (p *providerRun) printFindings(text *report.Text, path string, fs []check.Finding) {
+	if p == nil || !p.opts.All() {
+		text.Findings(fs)
+		return
+	}
+	text.Findings(slices.DeleteFunc(slices.Clone(fs), func(f check.Finding) bool { return isReplayID(f.ID) }))
+	p.mu.Lock()
+	var rows []check.MatrixRow
+	if queue := p.matrices[path]; len(queue) > 0 {
+		rows, p.matrices[path] = queue[0], queue[1:]
+	}
+	p.mu.Unlock()
+	text.Matrix(path, rows)
+}
