@@ -1,11 +1,12 @@
 package jsonl
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"unsafe"
 )
 
 // Marshal returns v as JSON.stringify(v) would write it.
@@ -20,28 +21,61 @@ func MarshalString(v Value) string { return string(Marshal(v)) }
 // surrogates as \udXXX); numbers in JavaScript's shortest form (1.0 → 1,
 // 1E+21 → 1e+21, -0 → 0, overflow → null).
 func AppendJSON(dst []byte, v *Value) []byte {
-	switch v.kind {
+	switch v.Kind() {
 	case Null:
 		return append(dst, "null"...)
 	case Bool:
-		if v.b {
+		if v.meta&boolBit != 0 {
 			return append(dst, "true"...)
 		}
 		return append(dst, "false"...)
 	case Number:
-		return AppendJSNumber(dst, v.s)
+		return AppendJSNumber(dst, v.text())
 	case String:
-		return AppendJSString(dst, v.s)
+		return AppendJSString(dst, v.text())
 	case Array:
 		dst = append(dst, '[')
-		for i := range v.items {
+		for i, items := 0, v.list(); i < len(items); i++ {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendJSON(dst, &v.items[i].Value)
+			dst = AppendJSON(dst, &items[i].Value)
 		}
 		return append(dst, ']')
 	}
+	items := v.list()
+	if hasIndexKey(items) {
+		return appendIndexOrdered(dst, items)
+	}
+	dst = append(dst, '{')
+	for i := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendJSString(dst, items[i].Key)
+		dst = append(dst, ':')
+		dst = AppendJSON(dst, &items[i].Value)
+	}
+	return append(dst, '}')
+}
+
+// hasIndexKey reports whether any key is integer-like (then JavaScript
+// lists the members in another order than they were added). A key that
+// does not start with a digit is never one: that is the fast test.
+func hasIndexKey(items []Member) bool {
+	for i := range items {
+		if k := items[i].Key; k != "" && k[0] <= '9' && k[0] >= '0' {
+			if _, ok := arrayIndex(k); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendIndexOrdered writes an object in JavaScript's property order:
+// integer-like keys ascending, then the others in insertion order.
+func appendIndexOrdered(dst []byte, items []Member) []byte {
 	dst = append(dst, '{')
 	first := true
 	emit := func(m *Member) {
@@ -53,18 +87,12 @@ func AppendJSON(dst []byte, v *Value) []byte {
 		dst = append(dst, ':')
 		dst = AppendJSON(dst, &m.Value)
 	}
-	if idx := integerKeyOrder(v.items); idx != nil {
-		for _, i := range idx {
-			emit(&v.items[i])
-		}
-		for i := range v.items {
-			if _, ok := arrayIndex(v.items[i].Key); !ok {
-				emit(&v.items[i])
-			}
-		}
-	} else {
-		for i := range v.items {
-			emit(&v.items[i])
+	for _, i := range integerKeyOrder(items) {
+		emit(&items[i])
+	}
+	for i := range items {
+		if _, ok := arrayIndex(items[i].Key); !ok {
+			emit(&items[i])
 		}
 	}
 	return append(dst, '}')
@@ -114,13 +142,20 @@ func AppendJSString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time up to the next byte that may need escaping.
+		for i+8 <= len(s) && !escapeStop(loadString8(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+		if c >= 0x20 && c != '"' && c != '\\' && c != 0xED {
 			i++
 			continue
 		}
-		if c >= 0x80 {
-			if c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 {
+		if c == 0xED {
+			if i+2 < len(s) && s[i+1] >= 0xA0 {
 				// WTF-8 lone surrogate kept from a "\udXXX" escape.
 				dst = append(dst, s[start:i]...)
 				r := rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
@@ -129,8 +164,7 @@ func AppendJSString(dst []byte, s string) []byte {
 				start = i
 				continue
 			}
-			_, n := utf8.DecodeRuneInString(s[i:])
-			i += n
+			i++
 			continue
 		}
 		dst = append(dst, s[start:i]...)
@@ -157,6 +191,20 @@ func AppendJSString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// escapeStop reports whether any byte of w is a control character, '"',
+// '\\' or 0xED (the lead byte of a WTF-8 surrogate): the bytes that end the
+// fast copy of a string. Other non-ASCII bytes are copied as they are.
+func escapeStop(w uint64) bool {
+	e := w ^ (lo8 * 0xED)
+	e = (e - lo8) &^ e
+	return stringStop(w) || e&hi8 != 0
+}
+
+// loadString8 reads s[i:i+8] as a little-endian word.
+func loadString8(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
 }
 
 // AppendJSNumber appends JSON number text in the form JavaScript's

@@ -161,7 +161,7 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 			if !ok {
 				return Value{}, frames, false
 			}
-			v, i = Value{kind: String, s: s}, j
+			v, i = textValue(String, s), j
 		case '{', '[':
 			i++
 			if i < len(d) && isSpace[d[i]] {
@@ -169,7 +169,7 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 			}
 			if c == '{' {
 				if i < len(d) && d[i] == '}' {
-					v, i = Value{kind: Object, items: []Member{}}, i+1
+					v, i = Value{meta: uint32(Object)}, i+1
 					break
 				}
 				key, j, ok := p.key(d, i)
@@ -181,7 +181,7 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 				continue
 			}
 			if i < len(d) && d[i] == ']' {
-				v, i = Value{kind: Array, items: []Member{}}, i+1
+				v, i = Value{meta: uint32(Array)}, i+1
 				break
 			}
 			frames = append(frames, parseFrame{start: len(p.scratch)})
@@ -190,12 +190,12 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 			if !hasLiteral(d, i, "true") {
 				return Value{}, frames, false
 			}
-			v, i = Value{kind: Bool, b: true}, i+4
+			v, i = Value{meta: uint32(Bool) | boolBit}, i+4
 		case 'f':
 			if !hasLiteral(d, i, "false") {
 				return Value{}, frames, false
 			}
-			v, i = Value{kind: Bool}, i+5
+			v, i = Value{meta: uint32(Bool)}, i+5
 		case 'n':
 			if !hasLiteral(d, i, "null") {
 				return Value{}, frames, false
@@ -206,7 +206,7 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 			if !ok {
 				return Value{}, frames, false
 			}
-			v, i = Value{kind: Number, s: bytesString(d[i:j])}, j
+			v, i = textValue(Number, bytesString(d[i:j])), j
 		}
 		// Attach v to its parent, closing finished containers.
 		for {
@@ -268,9 +268,9 @@ func (p *Parser) closeContainer(f *parseFrame, top bool) Value {
 	clear(members) // drop references so the GC can free them
 	p.scratch = p.scratch[:f.start]
 	if f.isObj {
-		return Value{kind: Object, items: items}
+		return listValue(Object, items)
 	}
-	return Value{kind: Array, items: items}
+	return listValue(Array, items)
 }
 
 // carveMembers returns a list of n members (len = cap = n) from the block.
@@ -505,26 +505,6 @@ func (p *Parser) strEscaped(d []byte, start, i int) (string, int, bool) {
 	}
 	p.buf = buf[:0]
 	return "", i, false
-}
-
-// parser decodes single strings for the [Tape].
-type parser struct {
-	data []byte
-	pos  int
-}
-
-// str decodes the string at p.pos (its opening quote) as [Parse] does.
-func (p *parser) str() (string, error) {
-	var q Parser
-	s, end, ok := q.str(p.data, p.pos)
-	if !ok {
-		if err := validate(p.data); err != nil {
-			return "", err
-		}
-		return "", &SyntaxError{Offset: end, Msg: "bad string"}
-	}
-	p.pos = end
-	return s, nil
 }
 
 // unescape maps the byte after a backslash to what it stands for (0: not

@@ -1,5 +1,10 @@
 package jsonl
 
+import (
+	"math"
+	"unsafe"
+)
+
 // Kind is the JSON type of a [Value].
 type Kind uint8
 
@@ -30,11 +35,69 @@ func (k Kind) String() string {
 //
 // The zero Value is null. Values returned by [Parse] may alias the parsed
 // bytes: do not modify those bytes while the value is in use.
+//
+// A Value is 16 bytes (a [Member] 32), so that a parsed transcript costs
+// little more than its text: one pointer (to the text of a string or
+// number, or to the first member of an array or object), a 32-bit length
+// and 32 bits for the kind, the boolean and the member list's capacity.
+// Strings and member lists are therefore limited to 4 GiB − 1 bytes and
+// members (V8's own limit on string length is far lower).
 type Value struct {
-	kind  Kind
-	b     bool
-	s     string   // String: decoded text; Number: source text
-	items []Member // Array elements (Key unused) or Object members
+	p    unsafe.Pointer // String, Number: the text; Array, Object: the first member
+	n    uint32         // length of the text, or number of members
+	meta uint32         // kindMask: the kind; boolBit: the boolean; capacity of the members << capShift
+}
+
+const (
+	kindMask = 7
+	boolBit  = 8
+	capShift = 4
+	maxCap   = 1<<(32-capShift) - 1 // a larger capacity is recorded as the length
+)
+
+// textValue returns a string or number value holding s.
+func textValue(k Kind, s string) Value {
+	if uint64(len(s)) > math.MaxUint32 {
+		panic("jsonl: string longer than 4 GiB")
+	}
+	return Value{p: unsafe.Pointer(unsafe.StringData(s)), n: uint32(len(s)), meta: uint32(k)}
+}
+
+// listValue returns an array or object value holding items.
+func listValue(k Kind, items []Member) Value {
+	v := Value{meta: uint32(k)}
+	v.setList(items)
+	return v
+}
+
+// text is the text of a string or number.
+func (v *Value) text() string {
+	if v.n == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(v.p), v.n)
+}
+
+// list is the members of an array or object, with their capacity.
+func (v *Value) list() []Member {
+	if v.p == nil || v.Kind() < Array {
+		return nil
+	}
+	c := max(v.meta>>capShift, v.n)
+	return unsafe.Slice((*Member)(v.p), c)[:v.n]
+}
+
+// setList makes items the members of an array or object.
+func (v *Value) setList(items []Member) {
+	if uint64(len(items)) > math.MaxUint32 {
+		panic("jsonl: more than 4 Gi members")
+	}
+	v.p, v.n = unsafe.Pointer(unsafe.SliceData(items)), uint32(len(items))
+	c := uint32(min(cap(items), maxCap))
+	if cap(items) == 0 {
+		v.p = nil
+	}
+	v.meta = v.meta&(kindMask|boolBit) | c<<capShift
 }
 
 // Member is one object member or array element.
@@ -49,29 +112,34 @@ type Member struct {
 func NullValue() Value { return Value{} }
 
 // BoolValue returns true or false.
-func BoolValue(b bool) Value { return Value{kind: Bool, b: b} }
+func BoolValue(b bool) Value {
+	if b {
+		return Value{meta: uint32(Bool) | boolBit}
+	}
+	return Value{meta: uint32(Bool)}
+}
 
 // StringValue returns a string value.
-func StringValue(s string) Value { return Value{kind: String, s: s} }
+func StringValue(s string) Value { return textValue(String, s) }
 
 // NumberValue returns a number value from its JSON text (e.g. "42", "1.5e3").
 // The text must be a valid JSON number.
-func NumberValue(text string) Value { return Value{kind: Number, s: text} }
+func NumberValue(text string) Value { return textValue(Number, text) }
 
 // IntValue returns a number value for n.
-func IntValue(n int64) Value { return Value{kind: Number, s: itoa(n)} }
+func IntValue(n int64) Value { return textValue(Number, itoa(n)) }
 
 // ArrayValue returns an array holding vals.
 func ArrayValue(vals ...Value) Value {
-	v := Value{kind: Array, items: make([]Member, len(vals))}
+	items := make([]Member, len(vals))
 	for i := range vals {
-		v.items[i].Value = vals[i]
+		items[i].Value = vals[i]
 	}
-	return v
+	return listValue(Array, items)
 }
 
 // ObjectValue returns an empty object.
-func ObjectValue() Value { return Value{kind: Object, items: []Member{}} }
+func ObjectValue() Value { return Value{meta: uint32(Object)} }
 
 // ObjectOf returns an object from key/value pairs in order.
 func ObjectOf(members ...Member) Value {
@@ -108,22 +176,22 @@ func itoa(n int64) string {
 // Accessors.
 
 // Kind returns the value's JSON type.
-func (v *Value) Kind() Kind { return v.kind }
+func (v *Value) Kind() Kind { return Kind(v.meta & kindMask) }
 
 // IsNull, IsString and friends test the kind.
-func (v *Value) IsNull() bool   { return v == nil || v.kind == Null }
-func (v *Value) IsString() bool { return v != nil && v.kind == String }
-func (v *Value) IsNumber() bool { return v != nil && v.kind == Number }
-func (v *Value) IsBool() bool   { return v != nil && v.kind == Bool }
-func (v *Value) IsArray() bool  { return v != nil && v.kind == Array }
-func (v *Value) IsObject() bool { return v != nil && v.kind == Object }
+func (v *Value) IsNull() bool   { return v == nil || v.Kind() == Null }
+func (v *Value) IsString() bool { return v != nil && v.Kind() == String }
+func (v *Value) IsNumber() bool { return v != nil && v.Kind() == Number }
+func (v *Value) IsBool() bool   { return v != nil && v.Kind() == Bool }
+func (v *Value) IsArray() bool  { return v != nil && v.Kind() == Array }
+func (v *Value) IsObject() bool { return v != nil && v.Kind() == Object }
 
 // Str returns the string and whether v is a string.
 func (v *Value) Str() (string, bool) {
-	if v == nil || v.kind != String {
+	if v == nil || v.Kind() != String {
 		return "", false
 	}
-	return v.s, true
+	return v.text(), true
 }
 
 // StrOr returns the string, or def when v is not a string.
@@ -136,29 +204,29 @@ func (v *Value) StrOr(def string) string {
 
 // Bool returns the boolean and whether v is a boolean.
 func (v *Value) Bool() (bool, bool) {
-	if v == nil || v.kind != Bool {
+	if v == nil || v.Kind() != Bool {
 		return false, false
 	}
-	return v.b, true
+	return v.meta&boolBit != 0, true
 }
 
 // IsTrue reports whether v is the boolean true.
-func (v *Value) IsTrue() bool { return v != nil && v.kind == Bool && v.b }
+func (v *Value) IsTrue() bool { return v != nil && v.meta == uint32(Bool)|boolBit }
 
 // NumberText returns the source text of a number.
 func (v *Value) NumberText() (string, bool) {
-	if v == nil || v.kind != Number {
+	if v == nil || v.Kind() != Number {
 		return "", false
 	}
-	return v.s, true
+	return v.text(), true
 }
 
 // Float returns the number as JavaScript reads it (±Inf on overflow).
 func (v *Value) Float() (float64, bool) {
-	if v == nil || v.kind != Number {
+	if v == nil || v.Kind() != Number {
 		return 0, false
 	}
-	return parseJSNumber(v.s), true
+	return parseJSNumber(v.text()), true
 }
 
 // Truthy reports JavaScript truthiness of v (undefined/nil is falsy).
@@ -166,55 +234,56 @@ func (v *Value) Truthy() bool {
 	if v == nil {
 		return false
 	}
-	switch v.kind {
+	switch v.Kind() {
 	case Null:
 		return false
 	case Bool:
-		return v.b
+		return v.meta&boolBit != 0
 	case Number:
-		f := parseJSNumber(v.s)
+		f := parseJSNumber(v.text())
 		return f == f && f != 0
 	case String:
-		return v.s != ""
+		return v.n != 0
 	}
 	return true
 }
 
 // Len returns the number of array elements or object members.
 func (v *Value) Len() int {
-	if v == nil {
+	if v == nil || v.Kind() < Array {
 		return 0
 	}
-	return len(v.items)
+	return int(v.n)
 }
 
 // Index returns a pointer to the i-th array element (or object member value).
-func (v *Value) Index(i int) *Value { return &v.items[i].Value }
+func (v *Value) Index(i int) *Value { return &v.list()[i].Value }
 
 // Items returns the array elements or object members. The slice aliases v.
 func (v *Value) Items() []Member {
-	if v == nil {
+	if v == nil || v.Kind() < Array {
 		return nil
 	}
-	return v.items
+	return v.list()
 }
 
 // SetItems replaces the elements of an array (Key fields ignored) or the
 // members of an object (keys must be unique).
-func (v *Value) SetItems(items []Member) { v.items = items }
+func (v *Value) SetItems(items []Member) { v.setList(items) }
 
 // Append adds an element to an array.
-func (v *Value) Append(e Value) { v.items = append(v.items, Member{Value: e}) }
+func (v *Value) Append(e Value) { v.setList(append(v.list(), Member{Value: e})) }
 
 // Get returns the member named key of an object, or nil when v is not an
 // object or has no such member.
 func (v *Value) Get(key string) *Value {
-	if v == nil || v.kind != Object {
+	if v == nil || v.Kind() != Object {
 		return nil
 	}
-	for i := range v.items {
-		if v.items[i].Key == key {
-			return &v.items[i].Value
+	items := v.list()
+	for i := range items {
+		if len(items[i].Key) == len(key) && items[i].Key == key {
+			return &items[i].Value
 		}
 	}
 	return nil
@@ -245,17 +314,18 @@ func (v *Value) Set(key string, val Value) {
 		*p = val
 		return
 	}
-	v.items = append(v.items, Member{Key: key, Value: val})
+	v.setList(append(v.list(), Member{Key: key, Value: val}))
 }
 
 // Delete removes member key of an object, keeping the others' order.
 func (v *Value) Delete(key string) bool {
-	if v == nil || v.kind != Object {
+	if v == nil || v.Kind() != Object {
 		return false
 	}
-	for i := range v.items {
-		if v.items[i].Key == key {
-			v.items = append(v.items[:i:i], v.items[i+1:]...)
+	items := v.list()
+	for i := range items {
+		if items[i].Key == key {
+			v.setList(append(items[:i:i], items[i+1:]...))
 			return true
 		}
 	}
@@ -264,14 +334,15 @@ func (v *Value) Delete(key string) bool {
 
 // Clone returns a deep copy of v (strings are shared: they are immutable).
 func (v Value) Clone() Value {
-	if v.items == nil {
+	if v.Kind() < Array || v.n == 0 {
 		return v
 	}
-	items := make([]Member, len(v.items))
-	for i, m := range v.items {
+	src := v.list()
+	items := make([]Member, len(src))
+	for i, m := range src {
 		items[i] = Member{Key: m.Key, Value: m.Value.Clone()}
 	}
-	v.items = items
+	v.setList(items)
 	return v
 }
 
@@ -281,33 +352,32 @@ func Equal(a, b *Value) bool {
 	if a.IsNull() || b.IsNull() {
 		return a.IsNull() && b.IsNull()
 	}
-	if a.kind != b.kind {
+	if a.Kind() != b.Kind() {
 		return false
 	}
-	switch a.kind {
+	switch a.Kind() {
 	case Bool:
-		return a.b == b.b
+		return a.meta == b.meta
 	case Number:
-		return a.s == b.s || parseJSNumber(a.s) == parseJSNumber(b.s)
+		return a.text() == b.text() || parseJSNumber(a.text()) == parseJSNumber(b.text())
 	case String:
-		return a.s == b.s
-	case Array:
-		if len(a.items) != len(b.items) {
-			return false
-		}
-		for i := range a.items {
-			if !Equal(&a.items[i].Value, &b.items[i].Value) {
+		return a.text() == b.text()
+	}
+	ai, bi := a.list(), b.list()
+	if len(ai) != len(bi) {
+		return false
+	}
+	if a.Kind() == Array {
+		for i := range ai {
+			if !Equal(&ai[i].Value, &bi[i].Value) {
 				return false
 			}
 		}
 		return true
 	}
-	if len(a.items) != len(b.items) {
-		return false
-	}
-	for i := range a.items {
-		o := b.Get(a.items[i].Key)
-		if o == nil || !Equal(&a.items[i].Value, o) {
+	for i := range ai {
+		o := b.Get(ai[i].Key)
+		if o == nil || !Equal(&ai[i].Value, o) {
 			return false
 		}
 	}
