@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# replay-vs-openclaw.sh: time `openclaw-doctor replay --format json` against
+# OpenClaw's own replay (the oracle's `replay --no-messages`) on the ~200 MiB
+# session file of the oracle's gen-small.py, whose active branch is nearly the
+# whole file; time our replay on a file half that size for the linearity
+# ratio; report our peak RSS against the file's size.
+#
+# Usage: bench/replay-vs-openclaw.sh [MiB]    (default 200; the linearity file is half)
+# Env:   OPENCLAW_ORACLE_DIR  oracle folder (default /tmp/oracle)
+#        BENCH_DIR            scratch folder (default /tmp/openclaw-doctor-bench)
+#        RUNS                 runs of our replay per file, best kept (default 3)
+#        SKIP_ORACLE=1        skip OpenClaw's run (ours and the linearity only)
+#        BIN                  an openclaw-doctor binary to time (default: built from this tree)
+#
+# Targets (issue 4): ≥ 20× faster than OpenClaw, 2× the file → ≤ 2.2× the
+# time, peak RSS no more than the file's size.
+#
+# OpenClaw's figure is the sum of the oracle's `timings`: the time inside
+# OpenClaw's loading, policy and replay functions, without Node's start-up
+# or imports. Ours is the whole process, wall clock, start-up and writing
+# the JSON document (to /dev/null) included. The machine's load matters:
+# the script prints the user+system CPU time too.
+set -euo pipefail
+
+mib=${1:-200}
+half=$((mib / 2))
+oracle=${OPENCLAW_ORACLE_DIR:-/tmp/oracle}
+dir=${BENCH_DIR:-/tmp/openclaw-doctor-bench}
+runs=${RUNS:-3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+target=(--provider anthropic --model-api anthropic-messages --model-id claude-sonnet-4-5)
+
+mkdir -p "$dir"
+generate() { # MiB → path
+	local file="$dir/small$1.jsonl"
+	if [[ ! -s $file ]]; then
+		echo "generating $file ($1 MiB) with $oracle/gen-small.py" >&2
+		python3 "$oracle/gen-small.py" "$file" "$1"
+	fi
+	echo "$file"
+}
+big=$(generate "$mib")
+small=$(generate "$half")
+bin=${BIN:-}
+if [[ -z $bin ]]; then
+	bin="$dir/openclaw-doctor"
+	(cd "$root" && go build -o "$bin" .)
+fi
+
+# best FILE: runs our replay RUNS times; prints "wall cpu rss" of the fastest.
+best() {
+	local file=$1 best_wall="" best_cpu="" best_rss=""
+	for ((i = 1; i <= runs; i++)); do
+		/usr/bin/time -v "$bin" replay --format json "${target[@]}" "$file" >/dev/null 2>"$dir/time.txt" || {
+			echo "replay failed:" >&2
+			cat "$dir/time.txt" >&2
+			exit 1
+		}
+		local wall user sys rss
+		wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$dir/time.txt" | awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
+		user=$(awk -F': ' '/User time/ {print $2}' "$dir/time.txt")
+		sys=$(awk -F': ' '/System time/ {print $2}' "$dir/time.txt")
+		rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$dir/time.txt")
+		echo "  $(basename "$file") run $i: wall ${wall}s (user ${user}s, sys ${sys}s), peak RSS ${rss} KiB" >&2
+		if [[ -z $best_wall ]] || awk "BEGIN {exit !($wall < $best_wall)}"; then
+			best_wall=$wall best_cpu=$(awk "BEGIN {print $user + $sys}") best_rss=$rss
+		fi
+	done
+	echo "$best_wall $best_cpu $best_rss"
+}
+
+echo "openclaw-doctor replay --format json ${target[*]}:" >&2
+read -r big_wall big_cpu big_rss < <(best "$big")
+read -r small_wall small_cpu _ < <(best "$small")
+
+oc_ms=""
+if [[ -z ${SKIP_ORACLE:-} ]]; then
+	echo "running OpenClaw's replay through the oracle (this takes a while)" >&2
+	(cd "$oracle" && ./oracle replay "$big" "${target[@]}" --no-messages) >"$dir/oracle-replay.json"
+	oc_ms=$(python3 -c 'import json,sys; print(sum(json.load(open(sys.argv[1]))["timings"].values()))' "$dir/oracle-replay.json")
+fi
+
+python3 - "$(stat -c %s "$big")" "$(stat -c %s "$small")" "$big_wall" "$big_cpu" "$big_rss" "$small_wall" "$small_cpu" "$oc_ms" <<'PY'
+import sys
+big, small = int(sys.argv[1]), int(sys.argv[2])
+wall, cpu, rss = float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]) * 1024
+small_wall, small_cpu = float(sys.argv[6]), float(sys.argv[7])
+oc = float(sys.argv[8]) / 1000 if sys.argv[8] else None
+mib = lambda n: n / 2**20
+print(f"file: {mib(big):.0f} MiB (linearity file: {mib(small):.0f} MiB)")
+print(f"openclaw-doctor replay --format json: {wall:.3f} s wall, {cpu:.2f} s CPU ({big / 1e6 / wall:.0f} MB/s), "
+      f"peak RSS {mib(rss):.0f} MiB = {rss / big:.2f}x the file (target <= 1.00x)")
+print(f"linearity: {mib(small):.0f} MiB in {small_wall:.3f} s wall, {small_cpu:.2f} s CPU; "
+      f"{big / small:.2f}x the file -> {wall / small_wall:.2f}x the wall time, {cpu / small_cpu:.2f}x the CPU time (target <= 2.2x)")
+if oc is not None:
+    print(f"OpenClaw replay (sum of timings): {oc:.3f} s")
+    print(f"ratio: {oc / wall:.1f}x faster (target >= 20x)")
+PY
