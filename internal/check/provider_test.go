@@ -338,3 +338,31 @@ func providerOnFile(t *testing.T, path string, o ProviderOptions) ProviderResult
 	defer f.Close()
 	return Provider(f, filepath.Base(path), o)
 }
+
+// FuzzProvider: any input gives findings of replay ids (or Unreadable) on
+// lines the input has, for one target and for the matrix, without panics.
+func FuzzProvider(f *testing.F) {
+	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "4*.jsonl"))
+	for _, path := range cases {
+		if b, err := os.ReadFile(path); err == nil {
+			f.Add(b, false)
+		}
+	}
+	f.Add([]byte("null\n{\"type\":\"session\"}\n"), true)
+	f.Fuzz(func(t *testing.T, data []byte, all bool) {
+		o := ProviderOptions{Target: hygiene.Target{Provider: "mistral"}, Now: corpusClock}
+		if all {
+			o.Target.Provider = ProviderAll
+		}
+		res := Provider(bytes.NewReader(data), "f.jsonl", o)
+		lines := bytes.Count(data, []byte("\n")) + 1
+		for _, fd := range res.Findings {
+			if !strings.HasPrefix(string(fd.ID), ReplayIDPrefix) || fd.Line < 0 || fd.Line > lines {
+				t.Errorf("finding %+v (input has %d lines)", fd, lines)
+			}
+		}
+		if all && len(res.Matrix) != len(MatrixTargets()) {
+			t.Errorf("%d matrix rows", len(res.Matrix))
+		}
+	})
+}
