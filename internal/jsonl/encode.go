@@ -1,11 +1,11 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -226,15 +226,24 @@ func AppendFloat(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, '0')
 	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.AppendInt(dst, int64(f), 10) // exact, and JavaScript's form
+	}
 	if f < 0 {
 		dst = append(dst, '-')
 		f = -f
 	}
-	// Shortest round-trip digits and decimal exponent.
-	e := strconv.AppendFloat(nil, f, 'e', -1, 64) // d.ddddde±XX
-	mant, exp, _ := strings.Cut(string(e), "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	x, _ := strconv.Atoi(exp)
+	// Shortest round-trip digits and decimal exponent: d.dddde±XX.
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
+	ePos := bytes.IndexByte(e, 'e')
+	mant, exp := e[:ePos], e[ePos+1:]
+	var digitBuf [24]byte
+	digits := append(digitBuf[:0], mant[0])
+	if len(mant) > 2 {
+		digits = append(digits, mant[2:]...) // skip the point
+	}
+	x, _ := strconv.Atoi(string(exp))
 	k := len(digits)
 	n := x + 1 // value = 0.digits × 10^n
 	switch {

@@ -23,7 +23,7 @@ func (e *SyntaxError) Error() string {
 // decoded as UTF-8. data is copied first, so the caller may reuse it.
 func Parse(data []byte) (Value, error) {
 	var p Parser
-	return p.Parse(data)
+	return p.ParseOwned(bytes.Clone(data))
 }
 
 // ParseOwned is [Parse] without the copy: the returned value's strings alias
@@ -72,6 +72,7 @@ type Parser struct {
 	slabCap int          // size of the next block (grows to maxSlab)
 	text    []byte       // the block decoded strings are carved from
 	textCap int          // size of the next text block (grows to maxText)
+	copying bool         // the values may not alias the parsed bytes
 	buf     []byte       // decoding space for one string
 }
 
@@ -86,10 +87,15 @@ const (
 	maxText = 64 << 10 // bytes
 )
 
-// Parse parses data (see the package-level [Parse]); data is copied into
-// the parser's text block first, so the caller may reuse it.
+// Parse parses data (see the package-level [Parse]) into values that do
+// not alias data: their strings are copied into the parser's text block
+// (common keys and short values are shared constants), so the caller may
+// reuse data and the values keep only their own text alive.
 func (p *Parser) Parse(data []byte) (Value, error) {
-	return p.ParseOwned(p.carveText(data))
+	p.copying = true
+	v, err := p.ParseOwned(data)
+	p.copying = false
+	return v, err
 }
 
 // ParseOwned parses data without copying it: the returned value's strings
@@ -157,7 +163,7 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 		var v Value
 		switch c := d[i]; c {
 		case '"':
-			s, j, ok := p.str(d, i)
+			s, j, ok := p.str(d, i, false)
 			if !ok {
 				return Value{}, frames, false
 			}
@@ -206,7 +212,7 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 			if !ok {
 				return Value{}, frames, false
 			}
-			v, i = textValue(Number, bytesString(d[i:j])), j
+			v, i = textValue(Number, p.numberText(d[i:j])), j
 		}
 		// Attach v to its parent, closing finished containers.
 		for {
@@ -340,7 +346,7 @@ func (p *Parser) key(d []byte, i int) (string, int, bool) {
 	if i >= len(d) || d[i] != '"' {
 		return "", i, false
 	}
-	key, i, ok := p.str(d, i)
+	key, i, ok := p.str(d, i, true)
 	if !ok {
 		return "", i, false
 	}
@@ -360,6 +366,20 @@ func (p *Parser) key(d []byte, i int) (string, int, bool) {
 func hasLiteral(d []byte, i int, lit string) bool {
 	return len(d)-i >= len(lit) && string(d[i:i+len(lit)]) == lit
 }
+
+// numberText is a number's text: aliasing the line, or in copying mode a
+// copy (single digits are constants).
+func (p *Parser) numberText(b []byte) string {
+	if !p.copying {
+		return bytesString(b)
+	}
+	if len(b) == 1 {
+		return digits[b[0]-'0' : b[0]-'0'+1]
+	}
+	return bytesString(p.carveText(b))
+}
+
+const digits = "0123456789"
 
 // numberEnd returns the end of the JSON number at i.
 func numberEnd(d []byte, i int) (int, bool) {
@@ -403,9 +423,11 @@ func stringStop(w uint64) bool {
 }
 
 // str parses a string starting at its opening quote; it returns the text
-// and the position after the closing quote. Text without escapes and in
-// valid UTF-8 aliases d.
-func (p *Parser) str(d []byte, i int) (string, int, bool) {
+// and the position after the closing quote. Keys, and in copying mode short
+// values, that are common in transcripts come from a table of constants;
+// other text without escapes and in valid UTF-8 aliases d, or in copying
+// mode is copied into the text block.
+func (p *Parser) str(d []byte, i int, key bool) (string, int, bool) {
 	start := i + 1
 	j := start
 	var high uint64 // the OR of the bytes scanned: bit 7 set when any was non-ASCII
@@ -422,22 +444,110 @@ func (p *Parser) str(d []byte, i int) (string, int, bool) {
 			high |= uint64(d[j])
 			j++
 		}
-		if j >= len(d) {
-			return "", j, false
-		}
-		if d[j] != '"' {
+		if j >= len(d) || d[j] != '"' {
 			break
 		}
 		seg := d[start:j]
-		if high&hi8 == 0 || utf8.Valid(seg) {
-			return bytesString(seg), j + 1, true
+		if high&hi8 != 0 && !utf8.Valid(seg) {
+			return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true
 		}
-		return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true
+		if key || p.copying {
+			if s, ok := intern(seg); ok {
+				return s, j + 1, true
+			}
+		}
+		if p.copying {
+			return bytesString(p.carveText(seg)), j + 1, true
+		}
+		return bytesString(seg), j + 1, true
 	}
-	if d[j] != '\\' {
-		return "", j, false // a control character
+	if j >= len(d) || d[j] != '\\' {
+		return "", j, false // unterminated, or a control character
 	}
 	return p.strEscaped(d, start, j)
+}
+
+// internTable holds strings that recur in transcripts (keys, roles, block
+// types, providers and apis), hashed on their length and first eight
+// bytes, so that parsing can share one constant instead of keeping a copy
+// per occurrence.
+var internTable = func() (t [internSize]internEntry) {
+	for _, s := range internWords {
+		w := word8([]byte(s))
+		h := internHash(w, len(s))
+		for t[h].s != "" {
+			h = (h + 1) & (internSize - 1)
+		}
+		t[h] = internEntry{w: w, s: s}
+	}
+	return t
+}()
+
+type internEntry struct {
+	w uint64 // the first eight bytes (zero-padded), little-endian
+	s string
+}
+
+const internSize = 1024
+
+var internWords = [...]string{
+	// Entry and message keys.
+	"type", "id", "parentId", "timestamp", "message", "role", "content", "text", "thinking",
+	"thinkingSignature", "thoughtSignature", "thought_signature", "signature", "redacted",
+	"name", "arguments", "input", "partialJson", "toolCallId", "toolUseId", "toolName", "isError",
+	"details", "usage", "output", "cacheRead", "cacheWrite", "totalTokens", "cost", "total",
+	"provider", "api", "model", "stopReason", "errorMessage", "responseId", "data", "mimeType",
+	"customType", "display", "summary", "fromId", "tokensBefore", "firstKeptEntryId",
+	"thinkingLevel", "modelId", "modelApi", "version", "cwd", "provenance", "kind",
+	"excludeFromContext", "providerReplay", "source", "image", "images", "url", "path",
+	"command", "oldText", "newText", "diff", "offset", "limit", "exitCode", "truncated",
+	"cancelled", "timeout", "appendMode", "targetId", "label", "reason", "status",
+	// Values (besides keys above that are also values: "text", "thinking",
+	// "image", "label", "custom"...).
+	"session", "thinking_level_change", "model_change", "compaction", "branch_summary",
+	"custom", "custom_message", "leaf", "reset", "user", "assistant", "toolResult",
+	"bashExecution", "compactionSummary", "branchSummary", "toolCall", "toolUse",
+	"functionCall", "tool_use", "tool_result", "stop", "length", "error", "aborted",
+	"anthropic", "anthropic-messages", "openai", "openai-responses", "openai-completions",
+	"openai-codex", "openai-chatgpt-responses", "google", "google-generative-ai",
+	"amazon-bedrock", "bedrock-converse-stream", "ollama", "mistral", "openrouter", "xai",
+	"groq", "deepseek", "off", "minimal", "low", "medium", "high", "xhigh",
+	"image/png", "image/jpeg", "image/gif", "image/webp", "base64", "exec", "bash", "read",
+	"edit", "write", "(no output)", "model-snapshot",
+}
+
+func internHash(w uint64, n int) int {
+	return int(((w ^ uint64(n)<<56) * 0x9E3779B97F4A7C15) >> (64 - 10))
+}
+
+// word8 is the first eight bytes of b (zero-padded), little-endian.
+func word8(b []byte) uint64 {
+	if len(b) >= 8 {
+		return binary.LittleEndian.Uint64(b)
+	}
+	var w uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(b[i])
+	}
+	return w
+}
+
+// intern returns the table's copy of b, if it has one.
+func intern(b []byte) (string, bool) {
+	n := len(b)
+	if n == 0 || n > 32 {
+		return "", false
+	}
+	w := word8(b)
+	for h := internHash(w, n); ; h = (h + 1) & (internSize - 1) {
+		e := &internTable[h]
+		if e.s == "" {
+			return "", false
+		}
+		if e.w == w && len(e.s) == n && (n <= 8 || e.s[8:] == string(b[8:])) {
+			return e.s, true
+		}
+	}
 }
 
 // carveString keeps b (the decoding space) as a string in the text block.

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,93 @@ func TestValidDoesNotAllocate(t *testing.T) {
 	deep := []byte(`{"a":` + strings.Repeat("[{\"b\":", 5000) + `1` + strings.Repeat("}]", 5000) + `}`)
 	if !Valid(deep) || Valid(deep[:len(deep)-1]) {
 		t.Error("verdicts on 10001 levels")
+	}
+}
+
+// TestInternTable checks that every common word is found, that lookups
+// stay short, and that interned text equals the input.
+func TestInternTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, w := range internWords {
+		if seen[w] {
+			t.Errorf("%q listed twice", w)
+		}
+		seen[w] = true
+		s, ok := intern([]byte(w))
+		if !ok || s != w {
+			t.Errorf("intern(%q) = %q, %v", w, s, ok)
+		}
+	}
+	for _, w := range []string{"", "typ", "types", "Type", "rolex", "anthropic-messages2", strings.Repeat("x", 40)} {
+		if s, ok := intern([]byte(w)); ok {
+			t.Errorf("intern(%q) = %q, want no entry", w, s)
+		}
+	}
+	longest := 0
+	for h := range internTable {
+		n := 0
+		for k := h; internTable[k].s != ""; k = (k + 1) % internSize {
+			n++
+		}
+		longest = max(longest, n)
+	}
+	if longest > 6 {
+		t.Errorf("a lookup can probe %d slots", longest)
+	}
+}
+
+// TestParserCopiesStrings checks that Parser.Parse values do not alias the
+// input, and that ParseOwned values do.
+func TestParserCopiesStrings(t *testing.T) {
+	line := []byte(`{"role":"user","content":"some text here","n":12,"k":"assistant"}`)
+	var p Parser
+	v, err := p.Parse(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := MarshalString(v)
+	for i := range line {
+		line[i] = '#'
+	}
+	if got := MarshalString(v); got != want {
+		t.Errorf("after the input changed: %s, want %s", got, want)
+	}
+	line = []byte(`{"text":"some text here"}`)
+	o, err := p.ParseOwned(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(line[9:], "SOME")
+	if s, _ := o.GetStr("text"); s != "SOME text here" {
+		t.Errorf("ParseOwned string %q does not alias its input", s)
+	}
+}
+
+// TestFloatValue pins Number.prototype.toString's forms (what
+// JSON.stringify writes) for the fast integer path and the general one.
+func TestFloatValue(t *testing.T) {
+	cases := []struct {
+		f    float64
+		want string
+	}{
+		{0, "0"}, {7, "7"}, {255, "255"}, {256, "256"}, {-3, "-3"}, {1.5, "1.5"}, {-0.25, "-0.25"},
+		{123456789012345, "123456789012345"}, {1e15, "1000000000000000"}, {-1e15, "-1000000000000000"},
+		{1e21, "1e+21"}, {1.5e300, "1.5e+300"}, {1e-7, "1e-7"}, {0.000001, "0.000001"},
+		{0.30000000000000004, "0.30000000000000004"}, {9007199254740993, "9007199254740992"},
+	}
+	for _, c := range cases {
+		v := FloatValue(c.f)
+		if got := MarshalString(v); got != c.want {
+			t.Errorf("FloatValue(%v) = %s, want %s", c.f, got, c.want)
+		}
+		if got := string(AppendFloat(nil, c.f)); got != c.want {
+			t.Errorf("AppendFloat(%v) = %s, want %s", c.f, got, c.want)
+		}
+	}
+	if v := FloatValue(math.Inf(1)); !v.IsNull() {
+		t.Errorf("FloatValue(+Inf) = %s, want null", MarshalString(v))
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = FloatValue(42) }); n != 0 {
+		t.Errorf("FloatValue(42) allocates %.0f times", n)
 	}
 }

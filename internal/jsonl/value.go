@@ -127,7 +127,34 @@ func StringValue(s string) Value { return textValue(String, s) }
 func NumberValue(text string) Value { return textValue(Number, text) }
 
 // IntValue returns a number value for n.
-func IntValue(n int64) Value { return textValue(Number, itoa(n)) }
+func IntValue(n int64) Value {
+	if n >= 0 && n < int64(len(smallInts)) {
+		return textValue(Number, smallInts[n])
+	}
+	return textValue(Number, itoa(n))
+}
+
+// FloatValue returns the number f in the form JSON.stringify writes it
+// (NaN and ±Infinity, which JSON cannot hold, as null). Small integers
+// share constant text.
+func FloatValue(f float64) Value {
+	if f >= 0 && f < float64(len(smallInts)) && f == math.Trunc(f) {
+		return textValue(Number, smallInts[int(f)])
+	}
+	b := AppendFloat(nil, f)
+	if b[0] == 'n' {
+		return Value{}
+	}
+	return textValue(Number, bytesString(b))
+}
+
+// smallInts are the texts of 0 … 255.
+var smallInts = func() (t [256]string) {
+	for i := range t {
+		t[i] = itoa(int64(i))
+	}
+	return t
+}()
 
 // ArrayValue returns an array holding vals.
 func ArrayValue(vals ...Value) Value {
@@ -143,7 +170,7 @@ func ObjectValue() Value { return Value{meta: uint32(Object)} }
 
 // ObjectOf returns an object from key/value pairs in order.
 func ObjectOf(members ...Member) Value {
-	o := ObjectValue()
+	o := listValue(Object, make([]Member, 0, len(members)))
 	for _, m := range members {
 		o.Set(m.Key, m.Value)
 	}
