@@ -248,7 +248,8 @@ func (b *contextBuilder) split(n int) [][]wanted {
 
 // Blocks of the second pass: wanted lines closer than maxBlockGap are read
 // with one ReadAt into one buffer of at most maxBlockBytes (a longer line
-// gets a block of its own); the parsed values alias these buffers.
+// gets a block of its own). The buffer is reused from block to block: the
+// parsed values hold copies of their strings, not the lines.
 const (
 	maxBlockGap   = 64 << 10
 	maxBlockBytes = 4 << 20
@@ -257,9 +258,13 @@ const (
 // readPart parses the lines of one part, block by block.
 func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
 	var p jsonl.Parser
+	var buf []byte
 	for start := 0; start < len(want); {
 		end, from, to := b.block(want, start)
-		buf := make([]byte, to-from)
+		if int64(cap(buf)) < to-from {
+			buf = make([]byte, to-from)
+		}
+		buf = buf[:to-from]
 		if _, err := r.ReadAt(buf, from); err != nil && !(errors.Is(err, io.EOF) && len(buf) > 0) {
 			return fmt.Errorf("line %d: %w", b.t.recs[want[start].rec].line, err)
 		}
@@ -271,7 +276,7 @@ func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
 			}
 			rec := &b.t.recs[w.rec]
 			line := buf[rec.off-from : rec.off-from+int64(rec.n) : rec.off-from+int64(rec.n)]
-			v, err := p.ParseOwned(line)
+			v, err := p.Parse(line)
 			if err != nil {
 				return fmt.Errorf("line %d changed while reading: %w", rec.line, err)
 			}

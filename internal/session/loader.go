@@ -181,6 +181,8 @@ func Load(r io.Reader) (*Transcript, error) {
 // others go through JSON.parse; failures are counted.
 func (l *loader) read(r io.Reader) error {
 	rd := jsonl.NewReader(r)
+	var recs recordChunks
+	defer func() { l.recs = recs.join() }()
 	var pending *record // a last-line candidate that parses only once trimmed
 	first := true
 	for {
@@ -205,7 +207,7 @@ func (l *loader) read(r io.Reader) error {
 			b, off, first = b[k:], off+int64(k), false
 		}
 		if jsonl.Valid(b) {
-			l.recs = append(l.recs, l.record(b, off, line.Num))
+			recs.add(l.record(b, off, line.Num))
 			continue
 		}
 		if k := trailingJSSpace(b); k > 0 && jsonl.Valid(b[:len(b)-k]) {
@@ -216,9 +218,41 @@ func (l *loader) read(r io.Reader) error {
 		l.malformed++
 	}
 	if pending != nil {
-		l.recs = append(l.recs, *pending)
+		recs.add(*pending)
 	}
 	return nil
+}
+
+// recordChunks gathers records in chunks and joins them once at the end:
+// half a million records cost one copy instead of the dozens a growing
+// slice makes (each into memory the process has not touched yet).
+type recordChunks struct {
+	full [][]record
+	cur  []record
+	n    int
+}
+
+func (c *recordChunks) add(r record) {
+	if len(c.cur) == cap(c.cur) {
+		if c.cur != nil {
+			c.full = append(c.full, c.cur)
+		}
+		c.cur = make([]record, 0, min(max(2*cap(c.cur), 256), 64<<10))
+	}
+	c.cur = append(c.cur, r)
+	c.n++
+}
+
+// join returns every record in order.
+func (c *recordChunks) join() []record {
+	if len(c.full) == 0 {
+		return c.cur
+	}
+	out := make([]record, 0, c.n)
+	for _, ch := range c.full {
+		out = append(out, ch...)
+	}
+	return append(out, c.cur...)
 }
 
 // record scans one valid line.
