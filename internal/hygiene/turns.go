@@ -67,7 +67,7 @@ func mergeConsecutive(r *Run, msgs []Message, role string, merge func(r *Run, pr
 		cur, _ := roleValue.Str()
 		if cur == role && lastRole == role {
 			if out == nil {
-				out = slices.Clone(msgs[:i])
+				out = append(make([]Message, 0, len(msgs)), msgs[:i]...)
 			}
 			// The previous kept message may be one without a role: OpenClaw
 			// merges into whatever it pushed last.

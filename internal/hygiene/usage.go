@@ -167,6 +167,7 @@ func assistantUsageSnapshot(raw *jsonl.Value) jsonl.Value {
 		total = *n.total
 	}
 	s := jsonl.ObjectValue()
+	s.SetItems(make([]jsonl.Member, 0, 7)) // room for every member: one allocation
 	s.Set("input", numberValue(input))
 	s.Set("output", numberValue(output))
 	s.Set("cacheRead", numberValue(cacheRead))
@@ -197,6 +198,7 @@ func usageCost(raw *jsonl.Value) (jsonl.Value, bool) {
 	}
 	keys := []string{"input", "output", "cacheRead", "cacheWrite"}
 	out := jsonl.ObjectValue()
+	out.SetItems(make([]jsonl.Member, 0, 6))
 	sum, found := 0.0, false
 	for _, k := range keys {
 		f, ok := finiteNumber(cost.Get(k))
@@ -323,7 +325,10 @@ func deref(f *float64) float64 {
 
 // numberValue is a JSON number holding f, written as JavaScript would.
 func numberValue(f float64) jsonl.Value {
-	return jsonl.NumberValue(string(jsonl.AppendFloat(nil, f)))
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return jsonl.NumberValue(string(jsonl.AppendFloat(nil, f)))
+	}
+	return jsonl.FloatValue(f) // no allocation for the usual small counts
 }
 
 func nanValue() float64 { return math.NaN() }
