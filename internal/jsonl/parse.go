@@ -68,8 +68,7 @@ func Validate(data []byte) error {
 type Parser struct {
 	scratch []Member     // members of the open containers, innermost last
 	frames  []parseFrame // the open containers
-	slab    []Member     // the block closed containers' members are carved from
-	slabCap int          // size of the next block (grows to maxSlab)
+	slabs   [slabDepths]slab // blocks closed containers' members are carved from, by depth
 	text    []byte       // the block decoded strings are carved from
 	textCap int          // size of the next text block (grows to maxText)
 	copying bool         // the values may not alias the parsed bytes
@@ -105,7 +104,10 @@ func (p *Parser) ParseOwned(data []byte) (Value, error) {
 	if ok {
 		// Blocks start after the first line, so that a one-line parse
 		// allocates exactly what it returns.
-		p.slabCap, p.textCap = max(p.slabCap, minSlab), max(p.textCap, minText)
+		for d := range p.slabs {
+			p.slabs[d].next = max(p.slabs[d].next, minSlab)
+		}
+		p.textCap = max(p.textCap, minText)
 		return v, nil
 	}
 	clear(p.scratch)
@@ -253,7 +255,7 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 				return Value{}, frames, false
 			}
 			i++
-			v = p.closeContainer(f, len(frames) == 1)
+			v = p.closeContainer(f, len(frames)-1)
 			frames[len(frames)-1] = parseFrame{}
 			frames = frames[:len(frames)-1]
 		}
@@ -261,14 +263,15 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 }
 
 // closeContainer moves a finished container's members off the scratch
-// stack into a list of their own (carved from the block unless top-level).
-func (p *Parser) closeContainer(f *parseFrame, top bool) Value {
+// stack into a list of their own: carved from the block for its depth, or
+// for a top-level container (depth 0) allocated alone.
+func (p *Parser) closeContainer(f *parseFrame, depth int) Value {
 	members := p.scratch[f.start:]
 	var items []Member
-	if top {
+	if depth == 0 {
 		items = make([]Member, len(members))
 	} else {
-		items = p.carveMembers(len(members))
+		items = p.slabs[min(depth, slabDepths)-1].carve(len(members))
 	}
 	copy(items, members)
 	clear(members) // drop references so the GC can free them
@@ -279,18 +282,31 @@ func (p *Parser) closeContainer(f *parseFrame, top bool) Value {
 	return listValue(Array, items)
 }
 
-// carveMembers returns a list of n members (len = cap = n) from the block.
-func (p *Parser) carveMembers(n int) []Member {
-	if n > len(p.slab) {
-		size := p.slabCap
+// slabDepths is how many depths have blocks of their own: the lists of the
+// containers at depth 1, 2, 3 and 4 or more (0 is the top level) go to
+// separate blocks. Over many lines, a pass that reads the same shallow
+// part of each (every message's role, every message's blocks' types) then
+// walks memory in order instead of hopping over the deeper lists.
+const slabDepths = 4
+
+// slab is a block member lists are carved from.
+type slab struct {
+	free []Member
+	next int // size of the next block (grows to maxSlab)
+}
+
+// carve returns a list of n members (len = cap = n) from the block.
+func (s *slab) carve(n int) []Member {
+	if n > len(s.free) {
+		size := s.next
 		if n > size/4 {
 			return make([]Member, n)
 		}
-		p.slab = make([]Member, size)
-		p.slabCap = min(2*size, maxSlab)
+		s.free = make([]Member, size)
+		s.next = min(2*size, maxSlab)
 	}
-	items := p.slab[:n:n]
-	p.slab = p.slab[n:]
+	items := s.free[:n:n]
+	s.free = s.free[n:]
 	return items
 }
 
