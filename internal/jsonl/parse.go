@@ -66,13 +66,13 @@ func Validate(data []byte) error {
 // A Parser is not safe for concurrent use; give each goroutine its own. The
 // zero Parser is ready to use.
 type Parser struct {
-	scratch []Member     // members of the open containers, innermost last
-	frames  []parseFrame // the open containers
+	scratch []Member         // members of the open containers, innermost last
+	frames  []parseFrame     // the open containers
 	slabs   [slabDepths]slab // blocks closed containers' members are carved from, by depth
-	text    []byte       // the block decoded strings are carved from
-	textCap int          // size of the next text block (grows to maxText)
-	copying bool         // the values may not alias the parsed bytes
-	buf     []byte       // decoding space for one string
+	text    []byte           // the block decoded strings are carved from
+	textCap int              // size of the next text block (grows to maxText)
+	copying bool             // the values may not alias the parsed bytes
+	buf     []byte           // decoding space for one string
 }
 
 // Block sizes: the lists and strings of a Parser's first line get exact
