@@ -90,7 +90,7 @@ func (t *Text) Summary(s Summary) {
 		var parts []string
 		for sev := check.Error; ; sev-- {
 			if n := s.Shown[sev]; n > 0 {
-				parts = append(parts, t.styles.sev[sev].Render(count(n, sev.String(), sev.String()+"s")))
+				parts = append(parts, t.styles.sev[sev].Render(severityCount(n, sev)))
 			}
 			if sev == check.Info {
 				break
@@ -129,4 +129,12 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// severityCount is "1 error", "2 warnings", "3 info" ("info" has no plural).
+func severityCount(n int, sev check.Severity) string {
+	if sev == check.Info {
+		return fmt.Sprintf("%d info", n)
+	}
+	return count(n, sev.String(), sev.String()+"s")
 }
