@@ -32,6 +32,7 @@ type pass struct {
 
 func newPass(path string, sel Selection, opts Options) *pass {
 	p := &pass{path: path, sel: sel, maxDim: maxDimension(opts), cls: repair.NewClassifier(), tree: session.NewTree(1024)}
+	p.tree.OwnStrings()
 	p.pairs.init()
 	return p
 }
@@ -71,16 +72,10 @@ func (p *pass) line(rf *repair.LineFacts, f *facts, o *lineFacts) {
 	}
 }
 
-// node adds the line to the navigation tree and returns its entry id.
+// node adds the line to the navigation tree and returns its entry id (the
+// tree's copy: the tree owns the strings it keeps).
 func (p *pass) node(f *facts) string {
-	n := f.node
-	n.ID = p.ids.str(n.ID)
-	n.ParentID.ID = p.ids.str(n.ParentID.ID)
-	n.TargetID.ID = p.ids.str(n.TargetID.ID)
-	n.AppendParentID.ID = p.ids.str(n.AppendParentID.ID)
-	n.FirstKeptID.ID = p.ids.str(n.FirstKeptID.ID)
-	p.tree.Add(n)
-	return n.ID
+	return p.tree.ID(p.tree.Add(f.node))
 }
 
 func (p *pass) assistant(line int, entryID string, f *facts, o *lineFacts) {

@@ -115,11 +115,13 @@ func (j *LineJudge) judge(l jsonl.Line, f *LineFacts) {
 		f.v.Action, f.irregular = Blank, true
 		return
 	}
-	f.irregular = l.CR || !l.Newline || !utf8.Valid(l.Bytes)
+	f.irregular = l.CR || !l.Newline
 	if err := j.sc.scan(l.Bytes); err != nil {
+		f.irregular = f.irregular || !utf8.Valid(l.Bytes)
 		f.v.Action, f.v.Rules, f.v.Err = Drop, RuleMalformedLine, jsonl.Validate(l.Bytes)
 		return
 	}
+	f.irregular = f.irregular || j.sc.badUTF8 // only strings can hold non-ASCII bytes
 	j.scanned = true
 	if j.sc.needsExact() {
 		j.exact(l, f)

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 	"strconv"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -33,6 +35,7 @@ type scanner struct {
 	stack       []byte
 	lastEscaped bool // the last string scanned had a backslash
 	overflow    bool // a number outside float64's range
+	badUTF8     bool // a string holds invalid UTF-8
 	env         Envelope
 	blk         Block // the content block being scanned
 }
@@ -322,9 +325,7 @@ func (s *scanner) message() error {
 		m.kind = jsonl.Object
 		return s.object(levelMessage)
 	}
-	kind, err := s.skip()
-	m.kind = kind
-	return err
+	return s.leaf(&m.Field)
 }
 
 // content scans message.content, evaluating each block of an array; a
@@ -576,13 +577,17 @@ const (
 	msb = 0x8080808080808080
 )
 
-func hasStop(w uint64) bool {
+// stopMask flags (bit 7 of the byte) the bytes of w that end the fast
+// part of a string scan: '"', '\\' and control characters. Bytes above the
+// lowest flagged one may be flagged wrongly (borrows), so only the lowest
+// flag is exact, which is all str needs.
+func stopMask(w uint64) uint64 {
 	ctl := (w - lsb*0x20) &^ w
 	q := w ^ (lsb * '"')
 	q = (q - lsb) &^ q
 	b := w ^ (lsb * '\\')
 	b = (b - lsb) &^ b
-	return (ctl|q|b)&msb != 0
+	return (ctl | q | b) & msb
 }
 
 // stopByte marks the bytes that end the fast part of a string scan.
@@ -594,46 +599,88 @@ var stopByte = func() (t [256]bool) {
 	return t
 }()
 
+// escapeLen is the length of a valid escape by the byte after the
+// backslash (0: invalid; \u is followed by four hex digits).
+var escapeLen = func() (t [256]uint8) {
+	for _, c := range `"\\/bfnrt` {
+		t[c] = 2
+	}
+	t['u'] = 6
+	return t
+}()
+
 // str scans a string at s.i (its opening quote) and leaves s.i after the
-// closing quote; escaped reports a backslash in the body.
+// closing quote; escaped reports a backslash in the body. A body with
+// invalid UTF-8 sets s.badUTF8 (non-ASCII bytes can only appear inside
+// strings, so the strings decide whether the whole line is valid UTF-8).
+//
+// Transcript text is dense with escapes (one every twenty-odd bytes) and
+// has some non-ASCII text, so the word loop finds the first byte of a word
+// that is a stop byte or not ASCII exactly (the lowest flag of stopMask is
+// exact, and so is bit 7), handles it and goes on with the word loop.
 func (s *scanner) str() (escaped bool, err error) {
 	d := s.d
 	i := s.i + 1
 	for {
-		for i+8 <= len(d) && !hasStop(binary.LittleEndian.Uint64(d[i:])) {
-			i += 8
+		if i+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[i:])
+			m := stopMask(w) | w&msb
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		} else {
+			for i < len(d) && d[i] < utf8.RuneSelf && !stopByte[d[i]] {
+				i++
+			}
+			if i >= len(d) {
+				return false, errSyntax
+			}
 		}
-		for i < len(d) && !stopByte[d[i]] {
-			i++
-		}
-		if i >= len(d) {
-			return false, errSyntax
-		}
-		switch d[i] {
-		case '"':
-			s.i = i + 1
-			s.lastEscaped = escaped
-			return escaped, nil
-		case '\\':
+		switch c := d[i]; {
+		case c >= utf8.RuneSelf:
+			n := utf8Len(d[i:])
+			if n == 0 {
+				s.badUTF8, n = true, 1
+			}
+			i += n
+		case c == '\\':
 			escaped = true
 			if i+1 >= len(d) {
 				return false, errSyntax
 			}
-			switch d[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(d) || !isHex4(d[i+2:i+6]) {
-					return false, errSyntax
-				}
-				i += 6
-			default:
+			n := int(escapeLen[d[i+1]])
+			if n == 0 || n == 6 && (i+6 > len(d) || !isHex4(d[i+2:i+6])) {
 				return false, errSyntax
 			}
+			i += n
+		case c == '"':
+			s.i = i + 1
+			s.lastEscaped = escaped
+			return escaped, nil
 		default:
 			return false, errSyntax // a raw control character
 		}
 	}
+}
+
+// utf8Len is the length of the well-formed UTF-8 sequence at the start
+// of b (whose first byte is not ASCII), or 0 when it is ill-formed. The
+// common two- and three-byte forms are decided inline.
+func utf8Len(b []byte) int {
+	c := b[0]
+	switch {
+	case c >= 0xC2 && c <= 0xDF && len(b) >= 2 && b[1]&0xC0 == 0x80:
+		return 2
+	case c >= 0xE1 && c <= 0xEC && len(b) >= 3 && b[1]&0xC0 == 0x80 && b[2]&0xC0 == 0x80:
+		return 3
+	}
+	r, n := utf8.DecodeRune(b)
+	if r == utf8.RuneError && n == 1 {
+		return 0
+	}
+	return n
 }
 
 func isHex4(b []byte) bool {

@@ -1,6 +1,11 @@
 package session
 
-import "slices"
+import (
+	"hash/maphash"
+	"slices"
+	"strings"
+	"unsafe"
+)
 
 // NodeKind says how a line takes part in navigation.
 type NodeKind uint8
@@ -59,9 +64,12 @@ func nidOf(r Ref) nid {
 	return none
 }
 
-// node is a stored Node.
+// node is a stored Node: 32 bytes. The parent id is not stored as a
+// string: most parents are ids of earlier nodes, so a reference to such a
+// node (or to the tree's list of other names) stands for the text.
 type node struct {
-	id, parent  string
+	id          string
+	parent      int32 // the parentId's text: a nameRef
 	line        int32
 	prevLeaf    int32 // node index of the leaf when this node was added, -1 = none
 	kind        NodeKind
@@ -69,6 +77,10 @@ type node struct {
 	parentState RefState
 	side        bool
 }
+
+// nameRef names a string the tree keeps: a node index n >= 0 for
+// nodes[n].id, or -1-k for names[k].
+type nameRef = int32
 
 // nodeExtra holds the rarely present references of a node.
 type nodeExtra struct {
@@ -99,17 +111,26 @@ type opaqueRef struct {
 //     the target) as cursor; a row naming unknown ids is invalid and only
 //     records a parent link.
 //   - Other records with id and parentId only move the append cursor.
+//
+// Memory: 32 bytes a node, 6 to 12 bytes a node for the id index, the ids'
+// bytes when the tree copies them ([Tree.OwnStrings]), and maps for the
+// rare records (opaque links, leaf rows, labels, re-parented entries, the
+// entries after a reset).
 type Tree struct {
 	nodes  []node
 	extras map[int32]*nodeExtra
+	names  []string // parent ids no node had when they were added
+	own    bool     // copy the strings Add keeps
+	chunk  []byte   // where owned strings are copied
 
-	byID           map[string]int32
+	byID           idIndex // indexed entries (the later of a duplicate)
 	opaqueParents  map[string]opaqueRef
 	logicalParents map[string]nid
 	invalidLeaf    map[string]struct{}
-	resetDesc      map[string]struct{}
+	resetDesc      idIndex // ids of the latest reset's subtree
 	latestReset    bool
 	leaf           nid
+	leafIdx        int32 // byID's node for leaf, -1 = none
 	appendParent   nid
 	dups           []Duplicate
 }
@@ -122,88 +143,188 @@ type Duplicate struct {
 
 // NewTree returns an empty tree; sizeHint is the expected number of nodes.
 func NewTree(sizeHint int) *Tree {
-	return &Tree{
+	t := &Tree{
 		nodes:          make([]node, 0, sizeHint),
 		extras:         map[int32]*nodeExtra{},
-		byID:           make(map[string]int32, sizeHint),
 		opaqueParents:  map[string]opaqueRef{},
 		logicalParents: map[string]nid{},
 		invalidLeaf:    map[string]struct{}{},
-		resetDesc:      map[string]struct{}{},
+		leafIdx:        -1,
 	}
+	t.byID.init(sizeHint)
+	t.resetDesc.init(0)
+	return t
 }
+
+// OwnStrings makes Add copy every string it keeps (ids, references) into
+// memory the tree owns, so that a caller may pass strings that alias a
+// buffer it reuses. Call it before the first Add.
+func (t *Tree) OwnStrings() { t.own = true }
 
 // Len is the number of nodes added.
 func (t *Tree) Len() int { return len(t.nodes) }
+
+// ID returns the id of the i-th added node ("" for an inert node).
+func (t *Tree) ID(i int) string { return t.nodes[i].id }
 
 // Node returns the i-th added node.
 func (t *Tree) Node(i int) Node {
 	n := &t.nodes[i]
 	out := Node{Line: int(n.line), Kind: n.kind, Type: n.typ, ID: n.id,
-		ParentID: Ref{ID: n.parent, State: n.parentState}, Side: n.side}
+		ParentID: Ref{ID: t.parentText(n), State: n.parentState}, Side: n.side}
 	if x := t.extras[int32(i)]; x != nil {
 		out.TargetID, out.AppendParentID, out.FirstKeptID = x.target, x.appendParent, x.firstKept
 	}
 	return out
 }
 
+// parentText is the node's parentId ("" unless it is a string).
+func (t *Tree) parentText(n *node) string {
+	if n.parentState != RefString {
+		return ""
+	}
+	return t.name(n.parent)
+}
+
+// parentNid is the node's parentId as a string-or-null value.
+func (t *Tree) parentNid(n *node) nid {
+	return nid{s: t.parentText(n), ok: n.parentState == RefString}
+}
+
+func (t *Tree) name(r nameRef) string {
+	if r >= 0 {
+		return t.nodes[r].id
+	}
+	return t.names[-1-r]
+}
+
+// nameOf returns a reference to s and the tree's copy of it: the id of a
+// node that has it, else a new entry of names.
+func (t *Tree) nameOf(s string) (nameRef, string) {
+	h := hashID(s)
+	if i, ok := t.nodeWithID(s, h); ok {
+		return i, t.nodes[i].id
+	}
+	s = t.keep(s, h)
+	t.names = append(t.names, s)
+	return -int32(len(t.names)), s
+}
+
+// nodeWithID is a node whose id is s (h is its hashID): the indexed entry,
+// else the opaque record.
+func (t *Tree) nodeWithID(s string, h uint64) (int32, bool) {
+	if i, ok := t.byID.getHashed(t.nodes, s, h); ok {
+		return i, true
+	}
+	if o, ok := t.opaqueParents[s]; ok {
+		return o.node, true
+	}
+	return 0, false
+}
+
+// keep returns s, or its copy when the tree owns its strings. A string an
+// existing node has as id is shared instead of copied. h is s's hashID.
+func (t *Tree) keep(s string, h uint64) string {
+	if !t.own || s == "" {
+		return s
+	}
+	if i, ok := t.nodeWithID(s, h); ok {
+		return t.nodes[i].id
+	}
+	if len(s) > ownChunk/8 {
+		return strings.Clone(s)
+	}
+	if cap(t.chunk)-len(t.chunk) < len(s) {
+		t.chunk = make([]byte, 0, ownChunk)
+	}
+	start := len(t.chunk)
+	t.chunk = append(t.chunk, s...)
+	return unsafe.String(&t.chunk[start], len(s))
+}
+
+// ownChunk is the size of the blocks owned strings are copied into (one
+// allocation for thousands of ids).
+const ownChunk = 64 << 10
+
+func (t *Tree) keepRef(r Ref) Ref {
+	r.ID = t.keep(r.ID, hashID(r.ID))
+	return r
+}
+
 // Add adds the next node in file order and returns its index.
 func (t *Tree) Add(n Node) int {
 	idx := int32(len(t.nodes))
-	prev := int32(-1)
-	if i, ok := t.leafIndex(); ok {
-		prev = int32(i)
+	h := hashID(n.ID) // hashed once for every lookup of the node's own id
+	n.ID = t.keep(n.ID, h)
+	parent := int32(0)
+	if n.ParentID.State == RefString {
+		parent, n.ParentID.ID = t.nameOf(n.ParentID.ID)
 	}
-	t.nodes = append(t.nodes, node{id: n.ID, parent: n.ParentID.ID, line: int32(n.Line), prevLeaf: prev,
+	t.nodes = append(t.nodes, node{id: n.ID, parent: parent, line: int32(n.Line), prevLeaf: t.leafIdx,
 		kind: n.Kind, typ: n.Type, parentState: n.ParentID.State, side: n.Side})
 	if n.TargetID.State != RefAbsent || n.AppendParentID.State != RefAbsent || n.FirstKeptID.State != RefAbsent {
+		n.TargetID, n.AppendParentID, n.FirstKeptID = t.keepRef(n.TargetID), t.keepRef(n.AppendParentID), t.keepRef(n.FirstKeptID)
 		t.extras[idx] = &nodeExtra{target: n.TargetID, appendParent: n.AppendParentID, firstKept: n.FirstKeptID}
 	}
 	switch n.Kind {
 	case NodeEntry:
-		t.addEntry(idx, &n)
+		t.addEntry(idx, &n, h)
 	case NodeLeaf:
 		t.addLeafRow(idx, &n)
 	case NodeLink:
-		t.noteDuplicate(idx, n.ID)
+		t.noteDuplicate(idx, n.ID, h)
 		parent := nidOf(n.ParentID)
 		t.opaqueParents[n.ID] = opaqueRef{parent: parent, node: idx}
 		if t.latestReset && parent.ok && t.inReset(parent.s) {
-			t.resetDesc[n.ID] = struct{}{}
+			t.resetDesc.put(t.nodes, n.ID, idx)
 		}
 		t.appendParent = some(n.ID)
 	}
 	return int(idx)
 }
 
+// setLeaf moves the leaf and finds its indexed node.
+func (t *Tree) setLeaf(leaf nid) {
+	t.leaf, t.leafIdx = leaf, -1
+	if !leaf.ok {
+		return
+	}
+	if i, ok := t.byID.get(t.nodes, leaf.s); ok {
+		t.leafIdx = i
+	}
+}
+
 // addEntry is appendCanonicalNavigationEntry.
-func (t *Tree) addEntry(idx int32, n *Node) {
+func (t *Tree) addEntry(idx int32, n *Node, h uint64) {
 	if n.Type == TypeLabel && !t.has(n.TargetID) {
-		t.noteDuplicate(idx, n.ID)
+		t.noteDuplicate(idx, n.ID, h)
 		t.opaqueParents[n.ID] = opaqueRef{parent: t.canonicalParent(nidOf(n.ParentID)), node: idx}
 		return
 	}
 	if t.reparentsOntoLeaf(n) {
 		t.logicalParents[n.ID] = t.leaf
 	}
-	t.noteDuplicate(idx, n.ID)
-	t.byID[n.ID] = idx
+	t.noteDuplicate(idx, n.ID, h)
+	t.byID.putHashed(t.nodes, n.ID, idx, h)
+	if t.leaf.ok && t.leaf.s == n.ID {
+		t.leafIdx = idx // the leaf's id now names this entry
+	}
 	if n.Type == TypeReset {
 		t.latestReset = true
-		clear(t.resetDesc)
-		t.resetDesc[n.ID] = struct{}{}
+		t.resetDesc.reset()
+		t.resetDesc.put(t.nodes, n.ID, idx)
 	} else if t.latestReset {
 		logical := nidOf(n.ParentID)
 		if lp, ok := t.logicalParents[n.ID]; ok {
 			logical = lp
 		}
 		if logical.ok && t.inReset(logical.s) {
-			t.resetDesc[n.ID] = struct{}{}
+			t.resetDesc.put(t.nodes, n.ID, idx)
 		}
 	}
 	t.appendParent = some(n.ID)
 	if !n.Side {
-		t.leaf = some(n.ID)
+		t.leaf, t.leafIdx = some(n.ID), idx
 	}
 }
 
@@ -221,7 +342,7 @@ func (t *Tree) reparentsOntoLeaf(n *Node) bool {
 
 // addLeafRow is appendOpaqueNavigationRecord for a leaf control row.
 func (t *Tree) addLeafRow(idx int32, n *Node) {
-	t.noteDuplicate(idx, n.ID)
+	t.noteDuplicate(idx, n.ID, hashID(n.ID))
 	if !t.knownLeafRef(n.TargetID) || n.AppendParentID.State != RefAbsent && !t.knownLeafRef(n.AppendParentID) {
 		t.invalidLeaf[n.ID] = struct{}{}
 		t.opaqueParents[n.ID] = opaqueRef{parent: t.opaqueAppendParent(nidOf(n.ParentID)), node: idx}
@@ -237,19 +358,20 @@ func (t *Tree) addLeafRow(idx int32, n *Node) {
 	}
 	t.opaqueParents[n.ID] = opaqueRef{parent: leaf, node: idx}
 	if t.latestReset && leaf.ok && t.inReset(leaf.s) {
-		t.resetDesc[n.ID] = struct{}{}
+		t.resetDesc.put(t.nodes, n.ID, idx)
 	}
-	t.leaf, t.appendParent = leaf, cursor
+	t.setLeaf(leaf)
+	t.appendParent = cursor
 }
 
-func (t *Tree) inReset(id string) bool { _, ok := t.resetDesc[id]; return ok }
+func (t *Tree) inReset(id string) bool { _, ok := t.resetDesc.get(t.nodes, id); return ok }
 
 // has reports a string reference to an indexed entry.
 func (t *Tree) has(r Ref) bool {
 	if r.State != RefString {
 		return false
 	}
-	_, ok := t.byID[r.ID]
+	_, ok := t.byID.get(t.nodes, r.ID)
 	return ok
 }
 
@@ -258,7 +380,7 @@ func (t *Tree) knownLeafRef(r Ref) bool {
 	if r.State == RefNull {
 		return true
 	}
-	if _, ok := t.byID[r.ID]; ok {
+	if _, ok := t.byID.get(t.nodes, r.ID); ok {
 		return true
 	}
 	_, opaque := t.opaqueParents[r.ID]
@@ -271,7 +393,7 @@ func (t *Tree) leafTarget(id nid) nid {
 	if !id.ok {
 		return id
 	}
-	if _, ok := t.byID[id.s]; ok {
+	if _, ok := t.byID.get(t.nodes, id.s); ok {
 		return id
 	}
 	return t.canonicalParent(id)
@@ -282,7 +404,7 @@ func (t *Tree) opaqueAppendParent(id nid) nid {
 	if !id.ok {
 		return id
 	}
-	if _, ok := t.byID[id.s]; ok {
+	if _, ok := t.byID.get(t.nodes, id.s); ok {
 		return id
 	}
 	if _, ok := t.opaqueParents[id.s]; ok {
@@ -304,7 +426,7 @@ func (t *Tree) canonicalParentOrMissing(id nid) (nid, string) {
 	var seen map[string]struct{}
 	cur := id
 	for cur.truthy() {
-		if _, ok := t.byID[cur.s]; ok {
+		if _, ok := t.byID.get(t.nodes, cur.s); ok {
 			break
 		}
 		if _, loop := seen[cur.s]; loop {
@@ -323,14 +445,10 @@ func (t *Tree) canonicalParentOrMissing(id nid) (nid, string) {
 	return cur, ""
 }
 
-func (t *Tree) noteDuplicate(idx int32, id string) {
-	first := int32(-1)
-	if i, ok := t.byID[id]; ok {
-		first = i
-	} else if o, ok := t.opaqueParents[id]; ok {
-		first = o.node
-	}
-	if first >= 0 {
+// noteDuplicate records node idx as a duplicate when an earlier node has
+// its id (h is the id's hashID).
+func (t *Tree) noteDuplicate(idx int32, id string, h uint64) {
+	if first, ok := t.nodeWithID(id, h); ok && first != idx {
 		t.dups = append(t.dups, Duplicate{ID: id, FirstLine: int(t.nodes[first].line), LastLine: int(t.nodes[idx].line)})
 	}
 }
@@ -341,11 +459,7 @@ func (t *Tree) Duplicates() []Duplicate { return t.dups }
 
 // leafIndex is the node of the current leaf.
 func (t *Tree) leafIndex() (int, bool) {
-	if !t.leaf.ok {
-		return 0, false
-	}
-	i, ok := t.byID[t.leaf.s]
-	return int(i), ok
+	return int(t.leafIdx), t.leafIdx >= 0
 }
 
 // Leaf returns the node index of the active leaf; false when the session
@@ -374,7 +488,7 @@ func (t *Tree) resolvedParentOrMissing(i int32) (nid, string) {
 	if lp, ok := t.logicalParents[n.id]; ok {
 		return lp, ""
 	}
-	return t.canonicalParentOrMissing(nid{s: n.parent, ok: n.parentState == RefString})
+	return t.canonicalParentOrMissing(t.parentNid(n))
 }
 
 // Path is a branch: indexed entries from the root to the leaf.
@@ -415,7 +529,7 @@ func (t *Tree) BranchFrom(id string) Path {
 	}
 	cur := some(id)
 	for cur.truthy() {
-		if i, ok := t.byID[cur.s]; ok {
+		if i, ok := t.byID.get(t.nodes, cur.s); ok {
 			if !visit(i) {
 				p.Cycle = true
 				break
@@ -456,16 +570,17 @@ func (t *Tree) MissingParents() []MissingParent {
 	var out []MissingParent
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if n.kind == NodeInert || n.parentState != RefString || n.parent == "" {
+		if n.kind == NodeInert || n.parentState != RefString {
 			continue
 		}
-		if _, ok := t.byID[n.parent]; ok {
+		parent := t.parentText(n)
+		if parent == "" {
 			continue
 		}
-		if _, ok := t.opaqueParents[n.parent]; ok {
+		if _, ok := t.nodeWithID(parent, hashID(parent)); ok {
 			continue
 		}
-		out = append(out, MissingParent{Node: i, Line: int(n.line), ParentID: n.parent})
+		out = append(out, MissingParent{Node: i, Line: int(n.line), ParentID: parent})
 	}
 	return out
 }
@@ -523,7 +638,7 @@ func (t *Tree) resolveFirstKept(i int32, parent nid) (string, bool) {
 	if fk.State != RefString {
 		return fk.ID, false
 	}
-	if _, ok := t.byID[fk.ID]; ok {
+	if _, ok := t.byID.get(t.nodes, fk.ID); ok {
 		return fk.ID, true
 	}
 	if _, ok := t.opaqueParents[fk.ID]; !ok {
@@ -553,10 +668,10 @@ func (t *Tree) opaqueFirstKept(firstKept string, parent, fallback nid) nid {
 			break
 		}
 		seen[cur.s] = struct{}{}
-		if i, ok := t.byID[cur.s]; ok {
+		if i, ok := t.byID.get(t.nodes, cur.s); ok {
 			descendant = cur
 			n := &t.nodes[i]
-			cur = nid{s: n.parent, ok: n.parentState == RefString}
+			cur = t.parentNid(n)
 		} else {
 			cur = t.opaqueParents[cur.s].parent
 		}
@@ -567,7 +682,7 @@ func (t *Tree) opaqueFirstKept(firstKept string, parent, fallback nid) nid {
 			continue // OpenClaw scans every entry the codec accepts, in file order
 		}
 		ancestors := map[string]struct{}{}
-		cur := nid{s: n.parent, ok: n.parentState == RefString}
+		cur := t.parentNid(n)
 		for cur.truthy() {
 			o, ok := t.opaqueParents[cur.s]
 			if !ok {
@@ -584,4 +699,88 @@ func (t *Tree) opaqueFirstKept(firstKept string, parent, fallback nid) nid {
 		}
 	}
 	return fallback
+}
+
+// idIndex maps ids to node indexes by open addressing over the nodes' own
+// id strings: an id costs one 4-byte slot (at most two thirds of the
+// slots are used) and is never copied. Entries are added or replaced,
+// never removed one by one.
+type idIndex struct {
+	slots []int32 // node index + 1; 0 is empty
+	used  int
+}
+
+var idIndexSeed = maphash.MakeSeed()
+
+func (x *idIndex) init(sizeHint int) {
+	n := 8
+	for n*2 < sizeHint*3 {
+		n *= 2
+	}
+	x.slots, x.used = make([]int32, n), 0
+}
+
+// reset empties the index, keeping its slots.
+func (x *idIndex) reset() {
+	clear(x.slots)
+	x.used = 0
+}
+
+func hashID(id string) uint64 { return maphash.String(idIndexSeed, id) }
+
+// find returns the slot of id (whose hashID is h): the one holding it, or
+// the empty one where it goes.
+func (x *idIndex) find(nodes []node, id string, h uint64) int {
+	mask := len(x.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 || nodes[s-1].id == id {
+			return i
+		}
+	}
+}
+
+// get returns the node indexed under id.
+func (x *idIndex) get(nodes []node, id string) (int32, bool) {
+	return x.getHashed(nodes, id, hashID(id))
+}
+
+// getHashed is get with id's hashID.
+func (x *idIndex) getHashed(nodes []node, id string, h uint64) (int32, bool) {
+	s := x.slots[x.find(nodes, id, h)]
+	return s - 1, s != 0
+}
+
+// put indexes node idx (whose id is id) under id, replacing an earlier node.
+func (x *idIndex) put(nodes []node, id string, idx int32) {
+	x.putHashed(nodes, id, idx, hashID(id))
+}
+
+// putHashed is put with id's hashID.
+func (x *idIndex) putHashed(nodes []node, id string, idx int32, h uint64) {
+	i := x.find(nodes, id, h)
+	if x.slots[i] == 0 {
+		x.used++
+	}
+	x.slots[i] = idx + 1
+	if x.used*3 > len(x.slots)*2 {
+		x.grow(nodes)
+	}
+}
+
+// grow doubles the slots and re-inserts every entry.
+func (x *idIndex) grow(nodes []node) {
+	old := x.slots
+	x.slots = make([]int32, 2*len(old))
+	mask := len(x.slots) - 1
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := int(hashID(nodes[s-1].id)) & mask
+		for x.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = s
+	}
 }

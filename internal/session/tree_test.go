@@ -2,10 +2,15 @@ package session
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
@@ -191,4 +196,102 @@ func branchLines(t *Tree) []int {
 		out = append(out, t.Node(i).Line)
 	}
 	return out
+}
+
+// TestTreeOwnStrings: a tree that owns its strings gives the same answers
+// when the caller reuses the memory of the strings it passed.
+func TestTreeOwnStrings(t *testing.T) {
+	nodes := []Node{entry("a", Null), entry("b", Str("a")), link("o", Str("b")), entry("c", Str("o")),
+		typed(Node{Kind: NodeEntry, ID: "l", ParentID: Str("c"), TargetID: Str("b")}, TypeLabel),
+		leafRow("L", Str("b"), Str("c")), entry("d", Str("gone")), entry("a", Str("d")), side("s", Str("a")),
+		typed(entry("r", Str("a")), TypeReset), entry("e", Str("zz"))}
+	plain := buildTree(nodes...)
+	owned := NewTree(0)
+	owned.OwnStrings()
+	buf := make([]byte, 0, 64)
+	alias := func(s string) string { // s in buf, which the next call overwrites
+		buf = append(buf[:0], s...)
+		return unsafe.String(unsafe.SliceData(buf), len(buf))
+	}
+	for i, n := range nodes {
+		n.Line = i + 1
+		n.ID = alias(n.ID)
+		n.ParentID.ID = strings.Clone(n.ParentID.ID)
+		owned.Add(n)
+		buf = append(buf[:0], "XXXXXXXX"...)
+	}
+	if got, want := branchIDs(owned), branchIDs(plain); !slices.Equal(got, want) {
+		t.Errorf("branch %v, want %v", got, want)
+	}
+	if got, want := owned.Duplicates(), plain.Duplicates(); !slices.Equal(got, want) {
+		t.Errorf("duplicates %v, want %v", got, want)
+	}
+	if got, want := owned.MissingParents(), plain.MissingParents(); !slices.Equal(got, want) {
+		t.Errorf("missing parents %v, want %v", got, want)
+	}
+	for i := range nodes {
+		if owned.Node(i) != plain.Node(i) || owned.ID(i) != plain.Node(i).ID {
+			t.Errorf("node %d: %+v, want %+v", i, owned.Node(i), plain.Node(i))
+		}
+	}
+}
+
+// TestTreeManyIDs grows the id index far past its first size: every id is
+// found, later duplicates win, parents resolve to their text.
+func TestTreeManyIDs(t *testing.T) {
+	const n = 50000
+	tr := NewTree(0)
+	tr.OwnStrings()
+	prev := Null
+	for i := range n {
+		id := strconv.Itoa(i)
+		tr.Add(Node{Line: i + 1, Kind: NodeEntry, Type: TypeMessage, ID: id, ParentID: prev})
+		prev = Str(id)
+	}
+	tr.Add(Node{Line: n + 1, Kind: NodeEntry, Type: TypeMessage, ID: "7", ParentID: Str("6"), Side: true})
+	p := tr.Branch()
+	if len(p.Nodes) != n || p.Nodes[len(p.Nodes)-1] != n-1 || p.Nodes[7] != n { // the later "7" replaced the first
+		t.Fatalf("branch of %d nodes, want %d", len(p.Nodes), n)
+	}
+	if d := tr.Duplicates(); len(d) != 1 || d[0] != (Duplicate{ID: "7", FirstLine: 8, LastLine: n + 1}) {
+		t.Errorf("duplicates %v", d)
+	}
+	for _, i := range []int{0, 1, 4095, 4096, n - 1} {
+		if nd := tr.Node(i); nd.ID != strconv.Itoa(i) || (i > 0 && nd.ParentID != Str(strconv.Itoa(i-1))) {
+			t.Errorf("node %d: %+v", i, nd)
+		}
+	}
+	if len(tr.MissingParents()) != 0 {
+		t.Errorf("missing parents %v", tr.MissingParents())
+	}
+}
+
+// BenchmarkTreeMemory reports what a streamed tree keeps per entry (ids of
+// 8 bytes, as OpenClaw's, chained by parentId), the figure check's memory
+// budget counts on.
+func BenchmarkTreeMemory(b *testing.B) {
+	const n = 200000
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%08x", uint32(i)*2654435761)
+	}
+	b.ReportAllocs()
+	var kept float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		tr := NewTree(1024)
+		tr.OwnStrings()
+		prev := Null
+		for i, id := range ids {
+			tr.Add(Node{Line: i + 1, Kind: NodeEntry, Type: TypeMessage, ID: id, ParentID: prev})
+			prev = Str(id)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		kept = float64(after.HeapAlloc-before.HeapAlloc) / n
+		runtime.KeepAlive(tr)
+	}
+	b.ReportMetric(kept, "B/entry")
 }
