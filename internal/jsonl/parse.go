@@ -66,13 +66,15 @@ func Validate(data []byte) error {
 // A Parser is not safe for concurrent use; give each goroutine its own. The
 // zero Parser is ready to use.
 type Parser struct {
-	scratch []Member         // members of the open containers, innermost last
-	frames  []parseFrame     // the open containers
-	slabs   [slabDepths]slab // blocks closed containers' members are carved from, by depth
-	text    []byte           // the block decoded strings are carved from
-	textCap int              // size of the next text block (grows to maxText)
-	copying bool             // the values may not alias the parsed bytes
-	buf     []byte           // decoding space for one string
+	scratch  []Member         // members of the open containers, innermost last
+	frames   []parseFrame     // the open containers
+	slabs    [slabDepths]slab // blocks closed containers' members are carved from, by depth
+	text     []byte           // the block decoded strings are carved from
+	textCap  int              // size of the next text block (grows to maxText)
+	copying  bool             // the values may not alias the parsed bytes
+	reuseTop bool             // the top-level member list goes to top (ParseTop)
+	top      []Member         // the reused top-level member list
+	buf      []byte           // decoding space for one string
 }
 
 // Block sizes: the lists and strings of a Parser's first line get exact
@@ -94,6 +96,17 @@ func (p *Parser) Parse(data []byte) (Value, error) {
 	p.copying = true
 	v, err := p.ParseOwned(data)
 	p.copying = false
+	return v, err
+}
+
+// ParseTop is [Parser.Parse] for a caller that keeps only values nested
+// in the top-level array or object (for example one member of each line):
+// the top-level container's own member list is the parser's, reused by the
+// next call, so a line costs no allocation of its own.
+func (p *Parser) ParseTop(data []byte) (Value, error) {
+	p.reuseTop = true
+	v, err := p.Parse(data)
+	p.reuseTop = false
 	return v, err
 }
 
@@ -268,13 +281,20 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 func (p *Parser) closeContainer(f *parseFrame, depth int) Value {
 	members := p.scratch[f.start:]
 	var items []Member
-	if depth == 0 {
+	switch {
+	case depth == 0 && p.reuseTop:
+		clear(p.top) // drop the previous line's values
+		if cap(p.top) < len(members) {
+			p.top = make([]Member, len(members))
+		}
+		items = p.top[:len(members):len(members)]
+	case depth == 0:
 		items = make([]Member, len(members))
-	} else {
+	default:
 		items = p.slabs[min(depth, slabDepths)-1].carve(len(members))
 	}
 	copy(items, members)
-	clear(members) // drop references so the GC can free them
+	clear(members)       // drop references so the GC can free them
 	p.scratch = p.scratch[:f.start]
 	if f.isObj {
 		return listValue(Object, items)

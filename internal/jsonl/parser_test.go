@@ -183,3 +183,27 @@ func TestFloatValue(t *testing.T) {
 		t.Errorf("FloatValue(42) allocates %.0f times", n)
 	}
 }
+
+// TestParseTop checks that ParseTop's nested values survive the next call
+// while its top-level list is reused.
+func TestParseTop(t *testing.T) {
+	var p Parser
+	a, err := p.ParseTop([]byte(`{"type":"message","message":{"role":"user","content":[{"type":"text","text":"one"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := *a.Get("message")
+	if _, err := p.ParseTop([]byte(`{"type":"x","message":{"role":"assistant"},"more":[1,2,3]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := MarshalString(msg); got != `{"role":"user","content":[{"type":"text","text":"one"}]}` {
+		t.Errorf("nested value after the next ParseTop: %s", got)
+	}
+	line := []byte(`{"message":{"k":"v"}}`)
+	for range 10 {
+		_, _ = p.ParseTop(line)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = p.ParseTop(line) }); n > 0.1 {
+		t.Errorf("ParseTop allocates %.2f times per line", n)
+	}
+}

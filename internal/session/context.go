@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"runtime"
 	"sort"
@@ -74,11 +75,25 @@ type Context struct {
 // active branch. It reads r twice: once sequentially for the envelopes,
 // then only the lines the context needs.
 func ReadContext(r io.ReaderAt) (*Context, error) {
-	t, err := Load(io.NewSectionReader(r, 0, math.MaxInt64))
+	t, err := load(io.NewSectionReader(r, 0, math.MaxInt64), readerSize(r))
 	if err != nil {
 		return nil, err
 	}
 	return t.Context(r)
+}
+
+// readerSize is r's size when r can tell it (a file, a bytes.Reader...),
+// else 0.
+func readerSize(r io.ReaderAt) int64 {
+	switch s := r.(type) {
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := s.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	case interface{ Size() int64 }:
+		return s.Size()
+	}
+	return 0
 }
 
 // Context builds the active branch's context; r must hold the bytes Load
@@ -127,6 +142,7 @@ func (b *contextBuilder) rec(pathIdx int) *record { return &b.t.recs[b.path.Node
 func (b *contextBuilder) plan() {
 	n := len(b.path.Nodes)
 	b.vals = make([]jsonl.Value, n)
+	b.want = make([]wanted, 0, n+8) // every node at most, and a few repeats
 	b.extra = map[int32]*jsonl.Value{}
 	b.boundary, b.firstKept = -1, -1
 	for i := n - 1; i >= 0; i-- {
@@ -258,6 +274,7 @@ const (
 // readPart parses the lines of one part, block by block.
 func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
 	var p jsonl.Parser
+	var slim slimEntries
 	var buf []byte
 	for start := 0; start < len(want); {
 		end, from, to := b.block(want, start)
@@ -276,7 +293,7 @@ func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
 			}
 			rec := &b.t.recs[w.rec]
 			line := buf[rec.off-from : rec.off-from+int64(rec.n) : rec.off-from+int64(rec.n)]
-			v, err := p.Parse(line)
+			v, err := slim.parse(&p, line, rec.typ)
 			if err != nil {
 				return fmt.Errorf("line %d changed while reading: %w", rec.line, err)
 			}
@@ -285,6 +302,36 @@ func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
 		start = end
 	}
 	return nil
+}
+
+// slimEntries parses the wanted lines. A message entry is kept as an
+// object holding only its message member, all the context reads of it: the
+// rest of the line (type, ids, timestamp) is dropped as it is parsed, and
+// the one-member lists are carved from shared blocks.
+type slimEntries struct {
+	free []jsonl.Member
+}
+
+func (s *slimEntries) parse(p *jsonl.Parser, line []byte, typ EntryType) (jsonl.Value, error) {
+	if typ != TypeMessage {
+		return p.Parse(line)
+	}
+	v, err := p.ParseTop(line)
+	if err != nil {
+		return v, err
+	}
+	msg := v.Get("message")
+	if msg == nil { // the codec accepted no message entry without one
+		return p.Parse(line)
+	}
+	if len(s.free) == 0 {
+		s.free = make([]jsonl.Member, 4096)
+	}
+	s.free[0] = jsonl.Member{Key: "message", Value: *msg}
+	e := jsonl.ObjectValue()
+	e.SetItems(s.free[:1:1])
+	s.free = s.free[1:]
+	return e, nil
 }
 
 // block extends a block from want[start]: it returns the end index and the

@@ -132,10 +132,11 @@ type loader struct {
 	ids       *arena
 	lines     int
 	malformed int
-	ids0      int  // counter for ids the migrations generate
-	migrated  bool // SessionManager's own migration ran (it then skips rejected entries)
-	legacy    bool // any migration ran
-	header    int  // record index of the header (partition's), -1 none
+	ids0      int   // counter for ids the migrations generate
+	migrated  bool  // SessionManager's own migration ran (it then skips rejected entries)
+	legacy    bool  // any migration ran
+	header    int   // record index of the header (partition's), -1 none
+	size      int64 // input size if known, else 0 (sizes the record list)
 }
 
 // Transcript is a loaded session file as OpenClaw 2026.9.6 holds it for
@@ -160,8 +161,12 @@ func (t *Transcript) Tree() *Tree { return t.tree }
 // Load reads a transcript the way OpenClaw's replay loads it. It keeps only
 // envelopes (no message is decoded); [Transcript.Context] reads the lines
 // it needs again. A *[LoaderError] reports a file OpenClaw itself throws on.
-func Load(r io.Reader) (*Transcript, error) {
-	l := loader{ids: newArena(64 << 10), header: -1}
+func Load(r io.Reader) (*Transcript, error) { return load(r, inputSize(r)) }
+
+// load is Load with the input's size when known (0 if not), which only
+// sizes the record list.
+func load(r io.Reader, size int64) (*Transcript, error) {
+	l := loader{ids: newArena(64 << 10), header: -1, size: size}
 	if err := l.read(r); err != nil {
 		return nil, err
 	}
@@ -181,8 +186,8 @@ func Load(r io.Reader) (*Transcript, error) {
 // others go through JSON.parse; failures are counted.
 func (l *loader) read(r io.Reader) error {
 	rd := jsonl.NewReader(r)
-	var recs recordChunks
-	defer func() { l.recs = recs.join() }()
+	recs := recordList{size: l.size}
+	defer func() { l.recs = recs.recs }()
 	var pending *record // a last-line candidate that parses only once trimmed
 	first := true
 	for {
@@ -207,7 +212,7 @@ func (l *loader) read(r io.Reader) error {
 			b, off, first = b[k:], off+int64(k), false
 		}
 		if jsonl.Valid(b) {
-			recs.add(l.record(b, off, line.Num))
+			recs.add(l.record(b, off, line.Num), off)
 			continue
 		}
 		if k := trailingJSSpace(b); k > 0 && jsonl.Valid(b[:len(b)-k]) {
@@ -218,41 +223,52 @@ func (l *loader) read(r io.Reader) error {
 		l.malformed++
 	}
 	if pending != nil {
-		recs.add(*pending)
+		recs.add(*pending, pending.off)
 	}
 	return nil
 }
 
-// recordChunks gathers records in chunks and joins them once at the end:
-// half a million records cost one copy instead of the dozens a growing
-// slice makes (each into memory the process has not touched yet).
-type recordChunks struct {
-	full [][]record
-	cur  []record
-	n    int
+// recordList grows the record list. Once the first lines are read, it
+// reserves room for as many records as their average length predicts for
+// the whole input (when its size is known): half a million records then
+// cost one copy of a few hundred instead of the dozens a growing slice
+// makes, each into memory the process has not touched yet.
+type recordList struct {
+	recs []record
+	size int64 // input size, 0 when unknown
 }
 
-func (c *recordChunks) add(r record) {
-	if len(c.cur) == cap(c.cur) {
-		if c.cur != nil {
-			c.full = append(c.full, c.cur)
-		}
-		c.cur = make([]record, 0, min(max(2*cap(c.cur), 256), 64<<10))
+// firstEstimate is when the list estimates the total.
+const firstEstimate = 256
+
+func (c *recordList) add(r record, offset int64) {
+	if len(c.recs) == cap(c.recs) {
+		c.grow(offset)
 	}
-	c.cur = append(c.cur, r)
-	c.n++
+	c.recs = append(c.recs, r)
 }
 
-// join returns every record in order.
-func (c *recordChunks) join() []record {
-	if len(c.full) == 0 {
-		return c.cur
+// grow makes room: the estimate at the first growth, then doubling.
+func (c *recordList) grow(offset int64) {
+	n := len(c.recs)
+	newCap := max(2*n, firstEstimate)
+	if n == firstEstimate && c.size > 0 && offset > 0 {
+		// 10% to spare; never more than one record per 32 bytes of input.
+		est := int64(float64(c.size)/float64(offset)*float64(n)*1.1) + 64
+		newCap = max(newCap, int(min(est, c.size/32+64)))
 	}
-	out := make([]record, 0, c.n)
-	for _, ch := range c.full {
-		out = append(out, ch...)
+	next := make([]record, n, newCap)
+	copy(next, c.recs)
+	c.recs = next
+}
+
+// inputSize is r's size when r tells it (an io.SectionReader of known
+// size, a bytes.Reader...), else 0.
+func inputSize(r io.Reader) int64 {
+	if s, ok := r.(interface{ Size() int64 }); ok && s.Size() > 0 && s.Size() < math.MaxInt64 {
+		return s.Size()
 	}
-	return append(out, c.cur...)
+	return 0
 }
 
 // record scans one valid line.
