@@ -294,7 +294,7 @@ func (p *Parser) closeContainer(f *parseFrame, depth int) Value {
 		items = p.slabs[min(depth, slabDepths)-1].carve(len(members))
 	}
 	copy(items, members)
-	clear(members)       // drop references so the GC can free them
+	clear(members) // drop references so the GC can free them
 	p.scratch = p.scratch[:f.start]
 	if f.isObj {
 		return listValue(Object, items)
