@@ -31,7 +31,7 @@ func imagePass(r *Run, msgs []Message) []Message {
 	// All user and toolResult images at once (in parallel); the
 	// per-message pass below then only handles text.
 	sanitizeSessionImages(r, msgs)
-	out := msgs[:0:0]
+	out := make([]Message, 0, len(msgs)) // not msgs[:0]: msgs may be the caller's list
 	for i := range msgs {
 		m := msgs[i]
 		switch session.Role(&m.V) {
@@ -62,6 +62,9 @@ func sanitizeResultContent(r *Run, m *Message) {
 		m.V.Set("content", jsonl.ArrayValue())
 		content = m.V.Get("content")
 	}
+	if content.Len() > 0 && !hasBlankTextBlock(content) {
+		return // nothing to remove: the content stays as it is
+	}
 	kept := make([]jsonl.Member, 0, content.Len())
 	for _, it := range content.Items() {
 		if !isBlankTextBlock(&it.Value) {
@@ -85,6 +88,9 @@ func sanitizeResultContent(r *Run, m *Message) {
 func dropAssistantBlankText(r *Run, m *Message, before *jsonl.Value) bool {
 	content := m.V.Get("content")
 	items := content.Items()
+	if before == nil && len(items) > 0 && !hasBlankTextBlock(content) {
+		return true // nothing to remove
+	}
 	kept := make([]jsonl.Value, 0, len(items))
 	src := make([]int, 0, len(items))
 	for i := range items {
@@ -113,6 +119,18 @@ func dropAssistantBlankText(r *Run, m *Message, before *jsonl.Value) bool {
 		content.SetItems(toMembers(kept))
 	}
 	return true
+}
+
+// hasBlankTextBlock reports whether an array content holds a block
+// isBlankTextBlock removes.
+func hasBlankTextBlock(content *jsonl.Value) bool {
+	items := content.Items()
+	for i := range items {
+		if isBlankTextBlock(&items[i].Value) {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceIndex is i when the block is unchanged from before[i] (or when

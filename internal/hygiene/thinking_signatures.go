@@ -204,11 +204,20 @@ func isThinkingOrRedacted(b *jsonl.Value) bool {
 }
 
 // filterBlocks returns the elements of the array content that keep accepts
-// (a fresh slice) and how many it rejected.
+// (a fresh slice) and how many it rejected. When keep accepts them all it
+// allocates nothing and returns nil: the content is to stay as it is.
 func filterBlocks(content *jsonl.Value, keep func(*jsonl.Value) bool) ([]jsonl.Member, int) {
 	items := content.Items()
-	kept := make([]jsonl.Member, 0, len(items))
-	for i := range items {
+	first := 0 // the first rejected element
+	for first < len(items) && keep(&items[first].Value) {
+		first++
+	}
+	if first == len(items) {
+		return nil, 0
+	}
+	kept := make([]jsonl.Member, first, len(items)-1)
+	copy(kept, items[:first])
+	for i := first + 1; i < len(items); i++ {
 		if keep(&items[i].Value) {
 			kept = append(kept, items[i])
 		}
