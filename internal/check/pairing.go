@@ -15,11 +15,11 @@ func idHash(id string) uint64 { return maphash.String(idSeed, id) }
 // other message.
 type pairing struct {
 	turn []pendingCall // calls of the latest assistant turn
-	// calls and answered map every call id and result id seen (hashed: 12
-	// bytes an id instead of the id itself) to the line of its assistant or
-	// result. A collision could only change the wording of a finding.
-	calls    map[uint64]int32
-	answered map[uint64]int32
+	// seen maps every call id and result id seen (hashed: 16 bytes an id
+	// instead of the id itself) to the line of its first assistant and of
+	// its latest result. A collision could only change the wording of a
+	// finding.
+	seen map[uint64]idLines
 	// missing are the calls left without a result, reported at the end
 	// unless fix inserts their result (code-mode calls).
 	missing []missingCall
@@ -36,9 +36,11 @@ type missingCall struct {
 	callID string
 }
 
+// idLines are the lines an id was seen on (0: not seen).
+type idLines struct{ call, answered int32 }
+
 func (pr *pairing) init() {
-	pr.calls = map[uint64]int32{}
-	pr.answered = map[uint64]int32{}
+	pr.seen = map[uint64]idLines{}
 }
 
 // assistant starts a new tool turn with the assistant's calls.
@@ -50,8 +52,10 @@ func (pr *pairing) assistant(p *pass, line int, entryID string, calls []callFact
 		}
 		id := p.ids.str(c.id)
 		pr.turn = append(pr.turn, pendingCall{id: id, name: p.ids.str(c.name), entryID: entryID, line: line})
-		if _, seen := pr.calls[idHash(id)]; !seen {
-			pr.calls[idHash(id)] = int32(line)
+		h := idHash(id)
+		if l := pr.seen[h]; l.call == 0 {
+			l.call = int32(line)
+			pr.seen[h] = l
 		}
 	}
 }
@@ -77,20 +81,25 @@ func (pr *pairing) result(p *pass, line int, entryID string, f *facts) {
 		c := &pr.turn[i]
 		if c.id == f.resultID && !c.answered {
 			c.answered = true
-			pr.answered[idHash(c.id)] = int32(line)
+			h := idHash(c.id)
+			l := pr.seen[h]
+			l.answered = int32(line)
+			pr.seen[h] = l
 			return
 		}
 	}
 	id, h := f.resultID, idHash(f.resultID)
+	l := pr.seen[h]
 	var msg string
-	if first, dup := pr.answered[h]; dup {
-		msg = fmt.Sprintf("duplicate tool result for call %s (first answered at line %d)", quote(id), first)
-	} else if callLine, ok := pr.calls[h]; ok {
-		msg = fmt.Sprintf("tool result for call %s (line %d) is not right after its assistant turn: other messages come between", quote(id), callLine)
+	if l.answered != 0 {
+		msg = fmt.Sprintf("duplicate tool result for call %s (first answered at line %d)", quote(id), l.answered)
+	} else if l.call != 0 {
+		msg = fmt.Sprintf("tool result for call %s (line %d) is not right after its assistant turn: other messages come between", quote(id), l.call)
 	} else {
 		msg = fmt.Sprintf("no tool call with id %s comes before this result", quote(id))
 	}
-	pr.answered[h] = int32(line)
+	l.answered = int32(line)
+	pr.seen[h] = l
 	p.add(OrphanToolResult, line, entryID, msg)
 }
 

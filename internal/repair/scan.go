@@ -639,6 +639,8 @@ func (s *scanner) str() (escaped bool, err error) {
 			}
 		}
 		switch c := d[i]; {
+		case c >= 0xE1 && c <= 0xEC && i+2 < len(d) && d[i+1]&0xC0 == 0x80 && d[i+2]&0xC0 == 0x80:
+			i += 3 // the common three-byte form (most CJK), decided inline
 		case c >= utf8.RuneSelf:
 			n := utf8Len(d[i:])
 			if n == 0 {

@@ -201,6 +201,13 @@ func (t *Tree) name(r nameRef) string {
 // nameOf returns a reference to s and the tree's copy of it: the id of a
 // node that has it, else a new entry of names.
 func (t *Tree) nameOf(s string) (nameRef, string) {
+	// Most parents are the previous line or the leaf: no hashing for them.
+	if n := len(t.nodes); n > 0 && t.nodes[n-1].id == s && s != "" {
+		return int32(n - 1), t.nodes[n-1].id
+	}
+	if t.leafIdx >= 0 && t.nodes[t.leafIdx].id == s {
+		return t.leafIdx, t.nodes[t.leafIdx].id
+	}
 	h := hashID(s)
 	if i, ok := t.nodeWithID(s, h); ok {
 		return i, t.nodes[i].id
@@ -231,6 +238,11 @@ func (t *Tree) keep(s string, h uint64) string {
 	if i, ok := t.nodeWithID(s, h); ok {
 		return t.nodes[i].id
 	}
+	return t.copyString(s)
+}
+
+// copyString copies s into the tree's chunks.
+func (t *Tree) copyString(s string) string {
 	if len(s) > ownChunk/8 {
 		return strings.Clone(s)
 	}
@@ -254,8 +266,17 @@ func (t *Tree) keepRef(r Ref) Ref {
 // Add adds the next node in file order and returns its index.
 func (t *Tree) Add(n Node) int {
 	idx := int32(len(t.nodes))
-	h := hashID(n.ID) // hashed once for every lookup of the node's own id
-	n.ID = t.keep(n.ID, h)
+	// The node's id is looked up once: the earlier node with it (a
+	// duplicate) is all the adding needs to know before indexing it.
+	h := hashID(n.ID)
+	var prior earlier
+	prior.node, prior.ok = t.nodeWithID(n.ID, h)
+	switch {
+	case prior.ok:
+		n.ID = t.nodes[prior.node].id
+	case t.own && n.ID != "":
+		n.ID = t.copyString(n.ID)
+	}
 	parent := int32(0)
 	if n.ParentID.State == RefString {
 		parent, n.ParentID.ID = t.nameOf(n.ParentID.ID)
@@ -268,11 +289,11 @@ func (t *Tree) Add(n Node) int {
 	}
 	switch n.Kind {
 	case NodeEntry:
-		t.addEntry(idx, &n, h)
+		t.addEntry(idx, &n, h, prior)
 	case NodeLeaf:
-		t.addLeafRow(idx, &n)
+		t.addLeafRow(idx, &n, prior)
 	case NodeLink:
-		t.noteDuplicate(idx, n.ID, h)
+		t.noteDuplicate(idx, n.ID, prior)
 		parent := nidOf(n.ParentID)
 		t.opaqueParents[n.ID] = opaqueRef{parent: parent, node: idx}
 		if t.latestReset && parent.ok && t.inReset(parent.s) {
@@ -295,16 +316,16 @@ func (t *Tree) setLeaf(leaf nid) {
 }
 
 // addEntry is appendCanonicalNavigationEntry.
-func (t *Tree) addEntry(idx int32, n *Node, h uint64) {
+func (t *Tree) addEntry(idx int32, n *Node, h uint64, prior earlier) {
 	if n.Type == TypeLabel && !t.has(n.TargetID) {
-		t.noteDuplicate(idx, n.ID, h)
+		t.noteDuplicate(idx, n.ID, prior)
 		t.opaqueParents[n.ID] = opaqueRef{parent: t.canonicalParent(nidOf(n.ParentID)), node: idx}
 		return
 	}
 	if t.reparentsOntoLeaf(n) {
 		t.logicalParents[n.ID] = t.leaf
 	}
-	t.noteDuplicate(idx, n.ID, h)
+	t.noteDuplicate(idx, n.ID, prior)
 	t.byID.putHashed(t.nodes, n.ID, idx, h)
 	if t.leaf.ok && t.leaf.s == n.ID {
 		t.leafIdx = idx // the leaf's id now names this entry
@@ -341,8 +362,8 @@ func (t *Tree) reparentsOntoLeaf(n *Node) bool {
 }
 
 // addLeafRow is appendOpaqueNavigationRecord for a leaf control row.
-func (t *Tree) addLeafRow(idx int32, n *Node) {
-	t.noteDuplicate(idx, n.ID, hashID(n.ID))
+func (t *Tree) addLeafRow(idx int32, n *Node, prior earlier) {
+	t.noteDuplicate(idx, n.ID, prior)
 	if !t.knownLeafRef(n.TargetID) || n.AppendParentID.State != RefAbsent && !t.knownLeafRef(n.AppendParentID) {
 		t.invalidLeaf[n.ID] = struct{}{}
 		t.opaqueParents[n.ID] = opaqueRef{parent: t.opaqueAppendParent(nidOf(n.ParentID)), node: idx}
@@ -445,11 +466,17 @@ func (t *Tree) canonicalParentOrMissing(id nid) (nid, string) {
 	return cur, ""
 }
 
+// earlier is the node that had a new node's id before it (nodeWithID).
+type earlier struct {
+	node int32
+	ok   bool
+}
+
 // noteDuplicate records node idx as a duplicate when an earlier node has
-// its id (h is the id's hashID).
-func (t *Tree) noteDuplicate(idx int32, id string, h uint64) {
-	if first, ok := t.nodeWithID(id, h); ok && first != idx {
-		t.dups = append(t.dups, Duplicate{ID: id, FirstLine: int(t.nodes[first].line), LastLine: int(t.nodes[idx].line)})
+// its id.
+func (t *Tree) noteDuplicate(idx int32, id string, prior earlier) {
+	if prior.ok {
+		t.dups = append(t.dups, Duplicate{ID: id, FirstLine: int(t.nodes[prior.node].line), LastLine: int(t.nodes[idx].line)})
 	}
 }
 
@@ -702,11 +729,13 @@ func (t *Tree) opaqueFirstKept(firstKept string, parent, fallback nid) nid {
 }
 
 // idIndex maps ids to node indexes by open addressing over the nodes' own
-// id strings: an id costs one 4-byte slot (at most two thirds of the
-// slots are used) and is never copied. Entries are added or replaced,
-// never removed one by one.
+// id strings: an id costs one 8-byte slot (at most three quarters of the
+// slots are used) and is never copied. A slot holds 32 bits of the id's
+// hash next to the node index, so probing compares ids only when the hash
+// bits match: a miss reads the slots alone, not the nodes. Entries are
+// added or replaced, never removed one by one.
 type idIndex struct {
-	slots []int32 // node index + 1; 0 is empty
+	slots []uint64 // hash<<32 | node index+1; 0 is empty
 	used  int
 }
 
@@ -714,10 +743,10 @@ var idIndexSeed = maphash.MakeSeed()
 
 func (x *idIndex) init(sizeHint int) {
 	n := 8
-	for n*2 < sizeHint*3 {
+	for n*3 < sizeHint*4 {
 		n *= 2
 	}
-	x.slots, x.used = make([]int32, n), 0
+	x.slots, x.used = make([]uint64, n), 0
 }
 
 // reset empties the index, keeping its slots.
@@ -729,12 +758,14 @@ func (x *idIndex) reset() {
 func hashID(id string) uint64 { return maphash.String(idIndexSeed, id) }
 
 // find returns the slot of id (whose hashID is h): the one holding it, or
-// the empty one where it goes.
+// the empty one where it goes. The probe starts at the hash bits the slot
+// keeps, so growing needs no hashing.
 func (x *idIndex) find(nodes []node, id string, h uint64) int {
+	fp := h & 0xFFFFFFFF
 	mask := len(x.slots) - 1
-	for i := int(h) & mask; ; i = (i + 1) & mask {
+	for i := int(fp) & mask; ; i = (i + 1) & mask {
 		s := x.slots[i]
-		if s == 0 || nodes[s-1].id == id {
+		if s == 0 || s>>32 == fp && nodes[uint32(s)-1].id == id {
 			return i
 		}
 	}
@@ -748,7 +779,7 @@ func (x *idIndex) get(nodes []node, id string) (int32, bool) {
 // getHashed is get with id's hashID.
 func (x *idIndex) getHashed(nodes []node, id string, h uint64) (int32, bool) {
 	s := x.slots[x.find(nodes, id, h)]
-	return s - 1, s != 0
+	return int32(uint32(s)) - 1, s != 0
 }
 
 // put indexes node idx (whose id is id) under id, replacing an earlier node.
@@ -762,22 +793,22 @@ func (x *idIndex) putHashed(nodes []node, id string, idx int32, h uint64) {
 	if x.slots[i] == 0 {
 		x.used++
 	}
-	x.slots[i] = idx + 1
-	if x.used*3 > len(x.slots)*2 {
-		x.grow(nodes)
+	x.slots[i] = h<<32 | uint64(uint32(idx+1))
+	if x.used*4 > len(x.slots)*3 {
+		x.grow()
 	}
 }
 
 // grow doubles the slots and re-inserts every entry.
-func (x *idIndex) grow(nodes []node) {
+func (x *idIndex) grow() {
 	old := x.slots
-	x.slots = make([]int32, 2*len(old))
+	x.slots = make([]uint64, 2*len(old))
 	mask := len(x.slots) - 1
 	for _, s := range old {
 		if s == 0 {
 			continue
 		}
-		i := int(hashID(nodes[s-1].id)) & mask
+		i := int(s>>32) & mask
 		for x.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
