@@ -64,12 +64,13 @@ type callOccurrence struct {
 	synthetic bool     // result is a synthetic missing-result marker
 	source    int      // index in msgs of the result's message, -1 = none
 	turnLine  int      // Line of the call's assistant message
+	held      Message  // what result points to (kept here: no allocation per result)
 }
 
 func (o *callOccurrence) attach(r *Run, res Message, source int) {
-	res = normalizeToolResultName(r, res, o.call)
-	o.result, o.source = &res, source
-	o.synthetic = isSyntheticMissingToolResult(&res.V)
+	o.held = normalizeToolResultName(r, res, o.call)
+	o.result, o.source = &o.held, source
+	o.synthetic = isSyntheticMissingToolResult(&o.held.V)
 }
 
 // unclaimedResult is a result whose id names no call of its frame.
@@ -93,9 +94,13 @@ type pairingFrame struct {
 // to its calls (OpenClaw's classifyToolUseResultPairing, first pass).
 func classifyPairing(r *Run, msgs []Message) []*pairingFrame {
 	var starts []int
+	var calls [][]session.ToolCall // the tool calls of each start
 	for i := range msgs {
-		if session.Role(&msgs[i].V) == session.RoleAssistant && len(session.ToolCalls(&msgs[i].V)) > 0 {
-			starts = append(starts, i)
+		if session.Role(&msgs[i].V) != session.RoleAssistant {
+			continue
+		}
+		if c := session.ToolCalls(&msgs[i].V); len(c) > 0 {
+			starts, calls = append(starts, i), append(calls, c)
 		}
 	}
 	frames := make([]*pairingFrame, len(starts))
@@ -104,22 +109,78 @@ func classifyPairing(r *Run, msgs []Message) []*pairingFrame {
 		if k+1 < len(starts) {
 			end = starts[k+1]
 		}
-		frames[k] = classifyFrame(r, msgs, start, end)
+		frames[k] = classifyFrame(r, msgs, start, end, calls[k])
 	}
 	return frames
 }
 
-func classifyFrame(r *Run, msgs []Message, start, end int) *pairingFrame {
+// callQueues holds each call id's occurrences, first in first out. A frame
+// usually has a handful of calls: a list searched in order costs less than
+// a map, which is built only for frames with many distinct ids.
+type callQueues struct {
+	ids    []string
+	queues [][]*callOccurrence
+	byID   map[string]int // index of each id, once there are many
+}
+
+const callQueuesMapAt = 32
+
+func (c *callQueues) index(id string) int {
+	if c.byID != nil {
+		if i, ok := c.byID[id]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range c.ids {
+		if c.ids[i] == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// get returns id's queue (nil when it has none).
+func (c *callQueues) get(id string) []*callOccurrence {
+	if i := c.index(id); i >= 0 {
+		return c.queues[i]
+	}
+	return nil
+}
+
+// set replaces id's queue.
+func (c *callQueues) set(id string, q []*callOccurrence) {
+	if i := c.index(id); i >= 0 {
+		c.queues[i] = q
+		return
+	}
+	c.ids, c.queues = append(c.ids, id), append(c.queues, q)
+	switch {
+	case c.byID != nil:
+		c.byID[id] = len(c.ids) - 1
+	case len(c.ids) == callQueuesMapAt:
+		c.byID = make(map[string]int, 2*len(c.ids))
+		for i, k := range c.ids {
+			c.byID[k] = i
+		}
+	}
+}
+
+func (c *callQueues) push(id string, o *callOccurrence) { c.set(id, append(c.get(id), o)) }
+
+func classifyFrame(r *Run, msgs []Message, start, end int, calls []session.ToolCall) *pairingFrame {
 	asst := &msgs[start].V
-	f := &pairingFrame{start: start, end: end, calls: session.ToolCalls(asst)}
+	f := &pairingFrame{start: start, end: end, calls: calls}
 	stop := asst.Get("stopReason").StrOr("")
 	f.failed = stop == "error" || stop == "aborted"
-	pending := map[string][]*callOccurrence{}
-	synthetic := map[string][]*callOccurrence{} // claimed by a synthetic result, replaceable
-	for _, c := range f.calls {
-		o := &callOccurrence{call: c, source: -1, turnLine: msgs[start].Line}
-		f.occs = append(f.occs, o)
-		pending[c.ID] = append(pending[c.ID], o)
+	var pending, synthetic callQueues // synthetic: claimed by a synthetic result, replaceable
+	store := make([]callOccurrence, len(f.calls))
+	f.occs = make([]*callOccurrence, len(f.calls))
+	for k, c := range f.calls {
+		o := &store[k]
+		*o = callOccurrence{call: c, source: -1, turnLine: msgs[start].Line}
+		f.occs[k] = o
+		pending.push(c.ID, o)
 	}
 	for i := start + 1; i < end; i++ {
 		m := msgs[i]
@@ -133,12 +194,12 @@ func classifyFrame(r *Run, msgs []Message, start, end int) *pairingFrame {
 		}
 		res := normalizeLegacyToolResultID(r, m, f.calls)
 		id := session.ToolResultID(&res.V)
-		if q := pending[id]; id != "" && len(q) > 0 {
+		if q := pending.get(id); id != "" && len(q) > 0 {
 			o := q[0]
-			pending[id] = q[1:]
+			pending.set(id, q[1:])
 			o.attach(r, res, i)
 			if o.synthetic {
-				synthetic[id] = append(synthetic[id], o)
+				synthetic.push(id, o)
 			}
 			continue
 		}
@@ -146,9 +207,9 @@ func classifyFrame(r *Run, msgs []Message, start, end int) *pairingFrame {
 			f.unclaimed = append(f.unclaimed, unclaimedResult{result: res, id: id, source: i})
 			continue
 		}
-		if q := synthetic[id]; len(q) > 0 && !isSyntheticMissingToolResult(&res.V) {
+		if q := synthetic.get(id); len(q) > 0 && !isSyntheticMissingToolResult(&res.V) {
 			o := q[0]
-			synthetic[id] = q[1:]
+			synthetic.set(id, q[1:])
 			r.Record("tool-result-pairing/duplicate", &msgs[o.source], "synthetic result for %s replaced by a later real result", id)
 			o.attach(r, res, i)
 			continue

@@ -185,7 +185,7 @@ func normalizeResponsesToolCallIDs(r *Run, msgs []Message) []Message {
 		case session.RoleAssistant:
 			out[i] = mapAssistantCallIDs(r, "responses/call-id", m, func(id string, _ bool) string { return resolve(id) })
 		case session.RoleToolResult:
-			out[i] = rewriteResultIDs(r, "responses/call-id", m, resolve)
+			out[i], _ = rewriteResultIDs(r, "responses/call-id", m, resolve)
 		}
 	}
 	return out

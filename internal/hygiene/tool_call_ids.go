@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,9 +63,9 @@ func rewriteToolCallIDs(r *Run, msgs []Message) []Message {
 	}
 	res := newToolIDResolver(p.ToolCallIDMode, p.PreserveNativeAnthropicToolUseIDs, p.DuplicateToolCallIDStyle, reserved)
 	rule := "tool-call-ids/" + p.ToolCallIDMode
-	out := make([]Message, len(msgs))
+	var out []Message // a copy of msgs once a message changes
 	for i, m := range msgs {
-		out[i] = m
+		var changed bool
 		switch session.Role(&m.V) {
 		case session.RoleAssistant:
 			if preserved[i] {
@@ -73,20 +74,30 @@ func rewriteToolCallIDs(r *Run, msgs []Message) []Message {
 				}
 				continue
 			}
-			out[i] = rewriteAssistantCallIDs(r, rule, m, res.resolveAssistantID)
+			m, changed = rewriteAssistantCallIDs(r, rule, m, res.resolveAssistantID)
 		case session.RoleToolResult:
-			out[i] = rewriteResultIDs(r, rule, m, res.resolveToolResultID)
+			m, changed = rewriteResultIDs(r, rule, m, res.resolveToolResultID)
 		}
+		if changed {
+			if out == nil {
+				out = slices.Clone(msgs)
+			}
+			out[i] = m
+		}
+	}
+	if out == nil {
+		return msgs
 	}
 	return out
 }
 
 // rewriteAssistantCallIDs maps the id of every toolCall/toolUse/functionCall
-// block with a non-empty string id through resolve, in content order.
-func rewriteAssistantCallIDs(r *Run, rule string, m Message, resolve func(string) string) Message {
+// block with a non-empty string id through resolve, in content order, and
+// reports whether an id changed (m is never modified).
+func rewriteAssistantCallIDs(r *Run, rule string, m Message, resolve func(string) string) (Message, bool) {
 	content := m.V.Get("content")
 	if !content.IsArray() {
-		return m
+		return m, false
 	}
 	var items []jsonl.Member
 	for i, it := range content.Items() {
@@ -111,15 +122,16 @@ func rewriteAssistantCallIDs(r *Run, rule string, m Message, resolve func(string
 		r.Record(rule, &m, "%s → %s", id, next)
 	}
 	if items == nil {
-		return m
+		return m, false
 	}
-	return withContent(m, items)
+	return withContent(m, items), true
 }
 
 // rewriteResultIDs resolves the raw id a toolResult answers (the first of
 // toolResultPrimaryFields) and writes the resolved id into every id field
-// that differs, adding toolCallId when it is not a string.
-func rewriteResultIDs(r *Run, rule string, m Message, resolve func(string) string) Message {
+// that differs, adding toolCallId when it is not a string; it reports
+// whether a field changed (m is never modified).
+func rewriteResultIDs(r *Run, rule string, m Message, resolve func(string) string) (Message, bool) {
 	raw := ""
 	for _, k := range toolResultPrimaryFields {
 		if s, ok := m.V.GetStr(k); ok && s != "" {
@@ -128,7 +140,7 @@ func rewriteResultIDs(r *Run, rule string, m Message, resolve func(string) strin
 		}
 	}
 	if raw == "" {
-		return m
+		return m, false
 	}
 	resolved := resolve(raw)
 	var v jsonl.Value
@@ -148,11 +160,11 @@ func rewriteResultIDs(r *Run, rule string, m Message, resolve func(string) strin
 		v.Set("toolCallId", jsonl.StringValue(resolved))
 	}
 	if !changed {
-		return m
+		return m, false
 	}
 	r.Record(rule, &m, "%s → %s", raw, resolved)
 	m.V = v
-	return m
+	return m, true
 }
 
 // toolIDResolver allocates rewritten ids in message order: the k-th

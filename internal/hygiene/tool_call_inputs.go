@@ -33,55 +33,95 @@ func sanitizeToolCallInputs(r *Run, msgs []Message) []Message {
 	allowThinking := allowsProviderOwnedThinkingReplay(r)
 	preserved := map[string]bool{} // ids of signed-thinking turns kept so far
 	prior := map[string]bool{}     // ids of every tool call kept so far
-	out := make([]Message, 0, len(msgs))
+	// out stays nil while the output is msgs[:i]; the first message removed
+	// or changed starts it as a copy of that prefix.
+	var out []Message
+	diverge := func(i int) {
+		if out == nil {
+			out = append(make([]Message, 0, len(msgs)), msgs[:i]...)
+		}
+	}
+	keepAsIs := func(m Message) {
+		if out != nil {
+			out = append(out, m)
+		}
+	}
 	for i := range msgs {
 		m := msgs[i]
 		if !m.V.IsObject() {
 			r.Record("tool-call-inputs/non-object", &m, "message is %s, not an object: removed", m.V.Kind())
+			diverge(i)
 			continue
 		}
 		content := m.V.Get("content")
 		if session.Role(&m.V) != session.RoleAssistant || !content.IsArray() {
-			out = append(out, m)
+			keepAsIs(m)
 			continue
 		}
 		if allowThinking && hasThinkingBlock(content) && countContractToolCalls(content) > 0 {
 			if keepSignedThinkingTurn(msgs, i, preserved, prior) {
-				out = append(out, m)
+				keepAsIs(m)
 			} else {
 				r.Record("tool-call-inputs/signed-thinking-turn", &m,
 					"signed-thinking turn with %d tool call(s) cannot be replayed verbatim: removed", countContractToolCalls(content))
+				diverge(i)
 			}
 			continue
 		}
-		next, keep := sanitizeAssistantToolCalls(r, m)
+		next, keep, changed := sanitizeAssistantToolCalls(r, m)
 		if !keep {
+			diverge(i)
 			continue
 		}
-		for _, c := range session.ToolCalls(&next.V) {
-			prior[c.ID] = true
+		if allowThinking { // prior is read only for signed-thinking turns
+			for _, c := range session.ToolCalls(&next.V) {
+				prior[c.ID] = true
+			}
 		}
-		out = append(out, next)
+		if changed {
+			diverge(i)
+			out = append(out, next)
+			continue
+		}
+		keepAsIs(m)
+	}
+	if out == nil {
+		return msgs
 	}
 	return out
 }
 
 // sanitizeAssistantToolCalls validates the tool-call blocks of one assistant
-// message. It reports false when the message lost every block.
-func sanitizeAssistantToolCalls(r *Run, m Message) (Message, bool) {
+// message. It reports false when the message lost every block, and whether
+// the message it returns is a changed copy.
+func sanitizeAssistantToolCalls(r *Run, m Message) (next Message, keep, changed bool) {
 	content := m.V.Get("content")
-	items := make([]jsonl.Member, 0, content.Len())
-	kept := make([]int, 0, content.Len()) // original index of each unchanged block, -1 when changed
-	changed := false
-	for i, it := range content.Items() {
+	all := content.Items()
+	// The new content, built once a block changes: until then every block
+	// was kept as it is, so the list starts as all[:i].
+	var items []jsonl.Member
+	var kept []int // original index of each unchanged block, -1 when changed
+	change := func(i int) {
+		if changed {
+			return
+		}
+		changed = true
+		items, kept = make([]jsonl.Member, 0, len(all)), make([]int, 0, len(all))
+		for j := 0; j < i; j++ {
+			items, kept = append(items, all[j]), append(kept, j)
+		}
+	}
+	for i, it := range all {
 		b := &it.Value
 		if !isContractToolCallBlock(b) {
-			items, kept = append(items, it), append(kept, i)
+			if changed {
+				items, kept = append(items, it), append(kept, i)
+			}
 			continue
 		}
 		if why := toolCallDropReason(&m.V, b); why != "" {
 			r.Record("tool-call-inputs/"+why, &m, "tool call %s dropped: %s", describeToolCall(b), dropReasonText[why])
-			changed = true
+			change(i)
 			continue
 		}
 		nb, modified := *b, false
@@ -98,20 +138,22 @@ func sanitizeAssistantToolCalls(r *Run, m Message) (Message, bool) {
 			r.Record("tool-call-inputs/name-trimmed", &m, "tool name %q trimmed", name)
 		}
 		if modified {
-			changed = true
+			change(i)
 			items, kept = append(items, jsonl.Member{Value: nb}), append(kept, -1)
 			continue
 		}
-		items, kept = append(items, it), append(kept, i)
+		if changed {
+			items, kept = append(items, it), append(kept, i)
+		}
 	}
 	if !changed {
-		return m, true
+		return m, true, false
 	}
 	if len(items) == 0 {
 		r.Record("tool-call-inputs/empty-turn", &m, "assistant turn left without content: removed")
-		return m, false
+		return m, false, true
 	}
-	return replaceAssistantContent(m, items, kept), true
+	return replaceAssistantContent(m, items, kept), true, true
 }
 
 // dropReasonText explains each tool-call-inputs drop rule.
