@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"hash/maphash"
+	"strings"
+	"unsafe"
 )
 
 var idSeed = maphash.MakeSeed()
@@ -15,6 +17,9 @@ func idHash(id string) uint64 { return maphash.String(idSeed, id) }
 // other message.
 type pairing struct {
 	turn []pendingCall // calls of the latest assistant turn
+	// text holds the ids and names of turn's calls (copied out of the batch
+	// the line lives in); it is reused from turn to turn.
+	text []byte
 	// seen maps every call id and result id seen (hashed: 16 bytes an id
 	// instead of the id itself) to the line of its first assistant and of
 	// its latest result. A collision could only change the wording of a
@@ -43,6 +48,18 @@ func (pr *pairing) init() {
 	pr.seen = map[uint64]idLines{}
 }
 
+// reserve makes room for n ids in all.
+func (pr *pairing) reserve(n int) {
+	if n <= len(pr.seen) {
+		return
+	}
+	seen := make(map[uint64]idLines, n)
+	for h, l := range pr.seen {
+		seen[h] = l
+	}
+	pr.seen = seen
+}
+
 // assistant starts a new tool turn with the assistant's calls.
 func (pr *pairing) assistant(p *pass, line int, entryID string, calls []callFact) {
 	pr.closeTurn(p)
@@ -50,14 +67,29 @@ func (pr *pairing) assistant(p *pass, line int, entryID string, calls []callFact
 		if pr.inTurn(c.id) {
 			continue // the same id twice in one turn: one result answers it
 		}
-		id := p.ids.str(c.id)
-		pr.turn = append(pr.turn, pendingCall{id: id, name: p.ids.str(c.name), entryID: entryID, line: line})
+		id := pr.keep(c.id)
+		pr.turn = append(pr.turn, pendingCall{id: id, name: pr.keep(c.name), entryID: entryID, line: line})
 		h := idHash(id)
 		if l := pr.seen[h]; l.call == 0 {
 			l.call = int32(line)
 			pr.seen[h] = l
 		}
 	}
+}
+
+// keep copies s into the turn's text. A copy stays valid until the turn
+// closes: growing text moves later copies to a new buffer and leaves the
+// earlier ones in the old one.
+func (pr *pairing) keep(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(pr.text)+len(s) > cap(pr.text) {
+		pr.text = make([]byte, 0, max(2*cap(pr.text), len(s), 1024))
+	}
+	start := len(pr.text)
+	pr.text = append(pr.text, s...)
+	return unsafe.String(unsafe.SliceData(pr.text[start:]), len(s))
 }
 
 func (pr *pairing) inTurn(id string) bool {
@@ -110,11 +142,12 @@ func (pr *pairing) closeTurn(p *pass) {
 			continue
 		}
 		check := mustLookup(MissingToolResult)
-		pr.missing = append(pr.missing, missingCall{callID: c.id, Finding: Finding{
+		pr.missing = append(pr.missing, missingCall{callID: strings.Clone(c.id), Finding: Finding{
 			ID: MissingToolResult, Severity: check.Severity, Path: p.path, Line: c.line, EntryID: c.entryID,
 			Message: fmt.Sprintf("tool call %s (%s) has no tool result right after it", quote(c.id), nameOr(c.name)),
 			Hint:    check.Hint,
 		}})
 	}
-	pr.turn = pr.turn[:0]
+	clear(pr.turn)
+	pr.turn, pr.text = pr.turn[:0], pr.text[:0]
 }

@@ -20,7 +20,6 @@ type pass struct {
 	cls      *repair.Classifier
 	tree     *session.Tree
 	pairs    pairing
-	ids      arena
 	findings []Finding
 	// fixable are the per-line findings of checks fix repairs: whether fix
 	// will act on them is known only at the end (the header check).
@@ -28,10 +27,14 @@ type pass struct {
 
 	lines int
 	bytes int64
+	// size is the input's length when known (-1 otherwise); grown reports
+	// that the tree was sized from it.
+	size  int64
+	grown bool
 }
 
-func newPass(path string, sel Selection, opts Options) *pass {
-	p := &pass{path: path, sel: sel, maxDim: maxDimension(opts), cls: repair.NewClassifier(), tree: session.NewTree(1024)}
+func newPass(path string, size int64, sel Selection, opts Options) *pass {
+	p := &pass{path: path, size: size, sel: sel, maxDim: maxDimension(opts), cls: repair.NewClassifier(), tree: session.NewTree(1024)}
 	p.tree.OwnStrings()
 	p.pairs.init()
 	return p
@@ -42,7 +45,27 @@ func (p *pass) batch(o *lineFacts) {
 	for i := range o.facts {
 		p.line(&o.rep[i], &o.facts[i], o)
 	}
+	p.sizeTree()
 }
+
+// sizeTree reserves the tree's nodes and the pairing's ids once, after the
+// first batch, from the lines (and ids) per byte seen so far: growing step
+// by step would copy them some twenty times into fresh memory on a large
+// file. The estimate is capped at a node per minLineBytes of input.
+func (p *pass) sizeTree() {
+	if p.grown || p.size <= p.bytes || p.bytes == 0 {
+		return
+	}
+	p.grown = true
+	rest := p.size - p.bytes
+	estimate := min(float64(rest)*float64(p.lines)/float64(p.bytes)*1.1, float64(rest/minLineBytes))
+	p.tree.Grow(int(estimate))
+	p.pairs.reserve(len(p.pairs.seen) + int(float64(len(p.pairs.seen))*estimate/float64(p.lines)))
+}
+
+// minLineBytes bounds sizeTree's estimate: transcript lines are rarely
+// this short.
+const minLineBytes = 64
 
 // line processes one physical line whose facts the workers computed.
 func (p *pass) line(rf *repair.LineFacts, f *facts, o *lineFacts) {

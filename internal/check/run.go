@@ -34,7 +34,7 @@ const parallelThreshold = 8 << 20
 // worker; the ordered pass then applies the classifier's state, the
 // navigation tree and the tool-call pairing (see the package doc).
 func Reader(r io.Reader, path string, size int64, sel Selection, opts Options) Result {
-	p := newPass(path, sel, opts)
+	p := newPass(path, size, sel, opts)
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

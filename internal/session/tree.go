@@ -161,6 +161,17 @@ func NewTree(sizeHint int) *Tree {
 // buffer it reuses. Call it before the first Add.
 func (t *Tree) OwnStrings() { t.own = true }
 
+// Grow reserves room for n more nodes (and their ids in the index), so
+// that a caller who can estimate the node count (from a file's size)
+// spares the tree the copies and the fresh memory of growing step by step.
+func (t *Tree) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	t.nodes = slices.Grow(t.nodes, n)
+	t.byID.reserve(len(t.nodes) + n)
+}
+
 // Len is the number of nodes added.
 func (t *Tree) Len() int { return len(t.nodes) }
 
@@ -541,17 +552,19 @@ func (t *Tree) Branch() Path {
 
 // BranchFrom walks from id to its root. Unknown ids met on the way end the
 // walk (the reachable suffix is kept); a repeated id ends it too.
-func (t *Tree) BranchFrom(id string) Path {
+func (t *Tree) BranchFrom(id string) Path { return t.walk(id, true) }
+
+// walk is BranchFrom; without parents it leaves Path.Parents nil.
+func (t *Tree) walk(id string, parents bool) Path {
 	var p Path
 	// An id names one node (the index's or the opaque map's), so a bit per
 	// node stands in for OpenClaw's set of seen ids.
-	seen := make([]uint64, (len(t.nodes)+63)/64)
+	seen := newNodeSet(len(t.nodes))
 	visit := func(i int32) bool {
-		w, bit := i/64, uint64(1)<<(i%64)
-		if seen[w]&bit != 0 {
+		if seen.has(int(i)) {
 			return false
 		}
-		seen[w] |= bit
+		seen.add(int(i))
 		return true
 	}
 	cur := some(id)
@@ -563,7 +576,9 @@ func (t *Tree) BranchFrom(id string) Path {
 			}
 			parent, missing := t.entryParent(i)
 			p.Nodes = append(p.Nodes, int(i))
-			p.Parents = append(p.Parents, parent.s)
+			if parents {
+				p.Parents = append(p.Parents, parent.s)
+			}
 			p.MissingID = missing
 			cur = parent
 			continue
@@ -626,7 +641,10 @@ type Cut struct {
 // BranchCut reports whether the active branch ends at a missing parent, and
 // what that costs.
 func (t *Tree) BranchCut() (Cut, bool) {
-	p := t.Branch()
+	if !t.leaf.ok {
+		return Cut{}, false
+	}
+	p := t.walk(t.leaf.s, false)
 	if p.MissingID == "" || len(p.Nodes) == 0 {
 		return Cut{}, false
 	}
@@ -635,17 +653,24 @@ func (t *Tree) BranchCut() (Cut, bool) {
 	if first.prevLeaf < 0 {
 		return c, true
 	}
-	active := make(map[int]struct{}, len(p.Nodes))
+	active := newNodeSet(len(t.nodes))
 	for _, i := range p.Nodes {
-		active[i] = struct{}{}
+		active.add(i)
 	}
-	for _, i := range t.BranchFrom(t.nodes[first.prevLeaf].id).Nodes {
-		if _, ok := active[i]; !ok {
+	for _, i := range t.walk(t.nodes[first.prevLeaf].id, false).Nodes {
+		if !active.has(i) {
 			c.Lost++
 		}
 	}
 	return c, true
 }
+
+// nodeSet is a set of node indexes, a bit each.
+type nodeSet []uint64
+
+func newNodeSet(n int) nodeSet   { return make(nodeSet, (n+63)/64) }
+func (s nodeSet) add(i int)      { s[i/64] |= 1 << (i % 64) }
+func (s nodeSet) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
 
 // firstKept returns the node's firstKeptEntryId reference.
 func (t *Tree) firstKept(i int32) Ref {
@@ -749,6 +774,17 @@ func (x *idIndex) init(sizeHint int) {
 	x.slots, x.used = make([]uint64, n), 0
 }
 
+// reserve grows the slots to hold n entries without growing again.
+func (x *idIndex) reserve(n int) {
+	size := len(x.slots)
+	for n*4 > size*3 {
+		size *= 2
+	}
+	if size > len(x.slots) {
+		x.rehash(size)
+	}
+}
+
 // reset empties the index, keeping its slots.
 func (x *idIndex) reset() {
 	clear(x.slots)
@@ -795,14 +831,14 @@ func (x *idIndex) putHashed(nodes []node, id string, idx int32, h uint64) {
 	}
 	x.slots[i] = h<<32 | uint64(uint32(idx+1))
 	if x.used*4 > len(x.slots)*3 {
-		x.grow()
+		x.rehash(2 * len(x.slots))
 	}
 }
 
-// grow doubles the slots and re-inserts every entry.
-func (x *idIndex) grow() {
+// rehash moves every entry to size slots (a power of two).
+func (x *idIndex) rehash(size int) {
 	old := x.slots
-	x.slots = make([]uint64, 2*len(old))
+	x.slots = make([]uint64, size)
 	mask := len(x.slots) - 1
 	for _, s := range old {
 		if s == 0 {
