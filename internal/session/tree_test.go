@@ -240,15 +240,25 @@ func TestTreeOwnStrings(t *testing.T) {
 // found, later duplicates win, parents resolve to their text.
 func TestTreeManyIDs(t *testing.T) {
 	const n = 50000
-	tr := NewTree(0)
-	tr.OwnStrings()
-	prev := Null
-	for i := range n {
-		id := strconv.Itoa(i)
-		tr.Add(Node{Line: i + 1, Kind: NodeEntry, Type: TypeMessage, ID: id, ParentID: prev})
-		prev = Str(id)
+	for _, reserve := range []int{0, 10, n} {
+		tr := NewTree(0)
+		tr.OwnStrings()
+		prev := Null
+		for i := range n {
+			if i == 10 {
+				tr.Grow(reserve) // after some nodes, as check does
+			}
+			id := strconv.Itoa(i)
+			tr.Add(Node{Line: i + 1, Kind: NodeEntry, Type: TypeMessage, ID: id, ParentID: prev})
+			prev = Str(id)
+		}
+		tr.Add(Node{Line: n + 1, Kind: NodeEntry, Type: TypeMessage, ID: "7", ParentID: Str("6"), Side: true})
+		checkManyIDs(t, tr, n)
 	}
-	tr.Add(Node{Line: n + 1, Kind: NodeEntry, Type: TypeMessage, ID: "7", ParentID: Str("6"), Side: true})
+}
+
+func checkManyIDs(t *testing.T, tr *Tree, n int) {
+	t.Helper()
 	p := tr.Branch()
 	if len(p.Nodes) != n || p.Nodes[len(p.Nodes)-1] != n-1 || p.Nodes[7] != n { // the later "7" replaced the first
 		t.Fatalf("branch of %d nodes, want %d", len(p.Nodes), n)
