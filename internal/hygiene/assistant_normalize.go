@@ -70,6 +70,9 @@ func sanitizeUserReplayContent(r *Run, m *Message) bool {
 	if !content.IsArray() {
 		return true
 	}
+	if content.Len() > 0 && !hasBlankTextBlock(content) {
+		return true // nothing to remove
+	}
 	kept := make([]jsonl.Member, 0, content.Len())
 	for _, it := range content.Items() {
 		if isBlankTextBlock(&it.Value) {
@@ -194,37 +197,55 @@ var managedDisplayBlockTypes = map[string]bool{"attachment": true, "attachment_e
 func normalizeAssistantBlocks(r *Run, m *Message) bool {
 	content := m.V.Get("content")
 	items := content.Items()
-	kept := make([]jsonl.Value, 0, len(items))
-	src := make([]int, 0, len(items))
+	// kept and src (each kept block's index, -1 when changed) are built
+	// once a block is touched: every block before it was kept as it is.
+	var kept []jsonl.Value
+	var src []int
 	touched, removedSilent := false, false
+	touch := func(i int) {
+		if touched {
+			return
+		}
+		touched = true
+		kept, src = make([]jsonl.Value, 0, len(items)), make([]int, 0, len(items))
+		for j := 0; j < i; j++ {
+			kept, src = append(kept, items[j].Value), append(src, j)
+		}
+	}
+	keep := func(i int) {
+		if touched {
+			kept, src = append(kept, items[i].Value), append(src, i)
+		}
+	}
 	var display, silent, stripped int
 	for i := range items {
 		b := &items[i].Value
 		if !b.IsObject() {
-			kept, src = append(kept, *b), append(src, i)
+			keep(i)
 			continue
 		}
 		if managedDisplayBlockTypes[b.Get("type").StrOr("")] {
-			touched = true
+			touch(i)
 			display++
 			continue
 		}
 		text, ok := b.GetStr("text")
 		if !ok {
-			kept, src = append(kept, *b), append(src, i)
+			keep(i)
 			continue
 		}
 		clean := stripInternalMetadataForDisplay(text)
 		if clean == text {
 			if isSilentReplyPayloadText(jsonl.TrimJS(text)) {
-				touched, removedSilent = true, true
+				touch(i)
+				removedSilent = true
 				silent++
 			} else {
-				kept, src = append(kept, *b), append(src, i)
+				keep(i)
 			}
 			continue
 		}
-		touched = true
+		touch(i)
 		stripped++
 		trimmed := jsonl.TrimJS(clean)
 		isSilent := trimmed != "" && isSilentReplyPayloadText(trimmed)
