@@ -166,9 +166,13 @@ func userContentItems(v *jsonl.Value) []jsonl.Member {
 // the placeholder.
 func stripDanglingToolCalls(r *Run, msgs []Message) []Message {
 	var out []Message
+	answered := map[string]bool{} // reused by every turn
 	for i := range msgs {
 		m := &msgs[i]
-		content, changed, detail := danglingToolCallContent(msgs, i)
+		content, changed, detail := danglingToolCallContent(msgs, i, answered)
+		if len(answered) > 64 { // clearing a map costs its size: start afresh
+			answered = map[string]bool{}
+		}
 		if !changed {
 			continue
 		}
@@ -186,7 +190,8 @@ func stripDanglingToolCalls(r *Run, msgs []Message) []Message {
 
 // danglingToolCallContent returns the content msgs[i] must have once its
 // unanswered tool calls are gone, whether that differs, and a description.
-func danglingToolCallContent(msgs []Message, i int) ([]jsonl.Member, bool, string) {
+// answered is room for the ids of the results that follow (cleared here).
+func danglingToolCallContent(msgs []Message, i int, answered map[string]bool) ([]jsonl.Member, bool, string) {
 	m := &msgs[i].V
 	content := m.Get("content")
 	if session.Role(m) != session.RoleAssistant || !content.IsArray() || content.Len() == 0 ||
@@ -200,7 +205,7 @@ func danglingToolCallContent(msgs []Message, i int) ([]jsonl.Member, bool, strin
 		}
 		return danglingPlaceholder(m), true, "thinking turn with an unanswered or mismatched tool call: content replaced"
 	}
-	answered := futureToolResultIDs(msgs, i)
+	futureToolResultIDs(msgs, i, answered)
 	kept, removed := filterBlocks(content, func(b *jsonl.Value) bool {
 		if !b.Truthy() {
 			return false
@@ -287,16 +292,17 @@ func futureToolResultMatches(msgs []Message, i int) map[string]map[string]bool {
 	return matches
 }
 
-// futureToolResultIDs collects the result ids after msgs[i], up to the next
-// assistant message: a toolResult message's first id, every id of a tool
-// message, and every id of toolResult/tool blocks in any message's content.
-func futureToolResultIDs(msgs []Message, i int) map[string]bool {
-	ids := map[string]bool{}
+// futureToolResultIDs collects into ids (cleared first) the result ids
+// after msgs[i], up to the next assistant message: a toolResult message's
+// first id, every id of a tool message, and every id of toolResult/tool
+// blocks in any message's content.
+func futureToolResultIDs(msgs []Message, i int, ids map[string]bool) {
+	clear(ids)
 	for j := i + 1; j < len(msgs); j++ {
 		v := &msgs[j].V
 		switch session.Role(v) {
 		case session.RoleAssistant:
-			return ids
+			return
 		case session.RoleToolResult:
 			if id := session.ToolResultID(v); id != "" {
 				ids[id] = true
@@ -310,7 +316,6 @@ func futureToolResultIDs(msgs []Message, i int) map[string]bool {
 			}
 		}
 	}
-	return ids
 }
 
 // resultMatchIDKeys are the id fields OpenClaw's turn validation reads from

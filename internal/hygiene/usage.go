@@ -23,16 +23,18 @@ const ruleUsage = "usage/snapshot"
 // replaced by zeros).
 func normalizeUsageSnapshots(r *Run, msgs []Message) []Message {
 	zeroStaleUsage(r, msgs)
+	var space usageSpace
 	for i := range msgs {
 		m := &msgs[i]
 		if session.Role(&m.V) != session.RoleAssistant {
 			continue
 		}
 		usage := m.V.Get("usage")
-		snapshot := assistantUsageSnapshot(usage)
+		snapshot := assistantUsageSnapshot(usage, &space)
 		if usageMatches(usage, &snapshot) {
 			continue
 		}
+		snapshot = snapshot.Clone() // off the reused space
 		m.V.Set("usage", snapshot)
 		r.Record(ruleUsage, m, "usage normalised to %s", jsonl.MarshalString(snapshot))
 	}
@@ -153,10 +155,18 @@ func readContextUsage(u *usageNumbers, ctx *jsonl.Value) {
 	}
 }
 
+// usageSpace is reused room for usage snapshots: most snapshots equal the
+// stored usage and are thrown away, so they are built here and copied only
+// when kept.
+type usageSpace struct {
+	top, cost []jsonl.Member
+}
+
 // assistantUsageSnapshot is normalizeAssistantUsageSnapshot: the normalised
 // usage in OpenClaw's key order, or the zero snapshot when nothing is
-// readable.
-func assistantUsageSnapshot(raw *jsonl.Value) jsonl.Value {
+// readable. The snapshot's member lists are space's (valid until the next
+// call): Clone it to keep it.
+func assistantUsageSnapshot(raw *jsonl.Value, space *usageSpace) jsonl.Value {
 	n := normalizeUsage(raw)
 	if !n.present {
 		return zeroUsageSnapshot()
@@ -166,8 +176,11 @@ func assistantUsageSnapshot(raw *jsonl.Value) jsonl.Value {
 	if n.total != nil {
 		total = *n.total
 	}
+	if space.top == nil {
+		space.top = make([]jsonl.Member, 0, 7) // room for every member
+	}
 	s := jsonl.ObjectValue()
-	s.SetItems(make([]jsonl.Member, 0, 7)) // room for every member: one allocation
+	s.SetItems(space.top[:0])
 	s.Set("input", numberValue(input))
 	s.Set("output", numberValue(output))
 	s.Set("cacheRead", numberValue(cacheRead))
@@ -182,23 +195,27 @@ func assistantUsageSnapshot(raw *jsonl.Value) jsonl.Value {
 			jsonl.Member{Key: "totalTokens", Value: numberValue(n.contextTotal)}))
 	}
 	s.Set("totalTokens", numberValue(total))
-	if cost, ok := usageCost(raw); ok {
+	if cost, ok := usageCost(raw, space); ok {
 		s.Set("cost", cost)
 	}
+	space.top = s.Items()[:0] // keep the room if Set had to grow it
 	return s
 }
 
 // usageCost is normalizeAssistantUsageCost: the cost object completed with
 // zeros and a computed total, when the usage has a cost with at least one
-// finite component.
-func usageCost(raw *jsonl.Value) (jsonl.Value, bool) {
+// finite component. Its member list is space's.
+func usageCost(raw *jsonl.Value, space *usageSpace) (jsonl.Value, bool) {
 	cost := raw.Get("cost")
 	if !cost.IsObject() && !cost.IsArray() {
 		return jsonl.Value{}, false
 	}
 	keys := []string{"input", "output", "cacheRead", "cacheWrite"}
+	if space.cost == nil {
+		space.cost = make([]jsonl.Member, 0, 6)
+	}
 	out := jsonl.ObjectValue()
-	out.SetItems(make([]jsonl.Member, 0, 6))
+	out.SetItems(space.cost[:0])
 	sum, found := 0.0, false
 	for _, k := range keys {
 		f, ok := finiteNumber(cost.Get(k))
@@ -217,6 +234,7 @@ func usageCost(raw *jsonl.Value) (jsonl.Value, bool) {
 	if cost.Get("totalOrigin").StrOr("") == "provider-billed" {
 		out.Set("totalOrigin", jsonl.StringValue("provider-billed"))
 	}
+	space.cost = out.Items()[:0]
 	return out, true
 }
 
