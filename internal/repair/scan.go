@@ -599,6 +599,27 @@ var stopByte = func() (t [256]bool) {
 	return t
 }()
 
+// exactStops flags (bit 7 of the byte) exactly the bytes of w that are
+// '"', '\\', control characters or not ASCII.
+func exactStops(w uint64) uint64 {
+	ctlOrHigh := (^(w&^msb + lsb*0x60) | w) & msb
+	return eqMask(w, '"') | eqMask(w, '\\') | ctlOrHigh
+}
+
+// eqMask flags (bit 7) exactly the bytes of w equal to c.
+func eqMask(w uint64, c byte) uint64 {
+	x := w ^ (lsb * uint64(c))
+	return ^(x&^msb + lsb*0x7F | x) & msb
+}
+
+// simpleEscape marks the bytes that make a two-byte escape.
+var simpleEscape = func() (t [256]bool) {
+	for _, c := range `"\\/bfnrt` {
+		t[c] = true
+	}
+	return t
+}()
+
 // escapeLen is the length of a valid escape by the byte after the
 // backslash (0: invalid; \u is followed by four hex digits).
 var escapeLen = func() (t [256]uint8) {
@@ -621,15 +642,37 @@ var escapeLen = func() (t [256]uint8) {
 func (s *scanner) str() (escaped bool, err error) {
 	d := s.d
 	i := s.i + 1
+word:
 	for {
 		if i+8 <= len(d) {
 			w := binary.LittleEndian.Uint64(d[i:])
-			m := stopMask(w) | w&msb
-			if m == 0 {
+			if stopMask(w)|w&msb == 0 {
 				i += 8
 				continue
 			}
-			i += bits.TrailingZeros64(m) >> 3
+			// Simple escapes and three-byte characters that end within the
+			// word are consumed here, several per word, off the general
+			// path: each costs a few bit operations, not a branch miss.
+			base, e := i, exactStops(w)
+		events:
+			for {
+				if e == 0 {
+					i = base + 8
+					continue word
+				}
+				k := bits.TrailingZeros64(e) >> 3
+				p := base + k
+				switch c := d[p]; {
+				case c == '\\' && k < 7 && simpleEscape[d[p+1]]:
+					escaped = true
+					e &^= 1<<(8*k+16) - 1 // the backslash and the byte it escapes
+				case c >= 0xE1 && c <= 0xEC && k < 6 && d[p+1]&0xC0 == 0x80 && d[p+2]&0xC0 == 0x80:
+					e &^= 1<<(8*k+24) - 1
+				default:
+					i = p
+					break events
+				}
+			}
 		} else {
 			for i < len(d) && d[i] < utf8.RuneSelf && !stopByte[d[i]] {
 				i++

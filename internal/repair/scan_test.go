@@ -3,6 +3,7 @@ package repair
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -276,4 +277,41 @@ func ExampleLineJudge() {
 	// Output:
 	// 1 a1 assistant read
 	// keep
+}
+
+// TestScanStrings drives the string scanner's word loop with random string
+// bodies dense in what it must stop at (escapes of every kind, quotes,
+// control bytes, multi-byte and invalid UTF-8) at every alignment: its
+// verdict and its UTF-8 flag must be JSON.parse's and utf8.Valid's, and
+// the decoded text must be a full parse's.
+func TestScanStrings(t *testing.T) {
+	pieces := []string{"a", "bc", "defg", " ", `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u0041`, `\ud83d`, `\u00e9`,
+		"é", "日", "😀", "\x7f", "\xff", "\xe2\x82", "\xed\xa0\xbd", "\xc0\xaf", "\xf4\x90\x80\x80",
+		`\x`, `\u12`, "\x01", "\t", `"`, `\`}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var s scanner
+	for range 20000 {
+		var b strings.Builder
+		b.WriteString(`{"type":"message","message":{"role":"user","content":"`)
+		b.WriteString(strings.Repeat("x", rng.IntN(8))) // every alignment
+		valid := 24 // the pieces before that are valid in a string
+		if rng.IntN(2) == 0 {
+			valid = len(pieces)
+		}
+		for range rng.IntN(24) {
+			b.WriteString(pieces[rng.IntN(valid)])
+		}
+		b.WriteString(`"}}`)
+		line := []byte(b.String())
+		err := s.scan(line)
+		if (err == nil) != jsonl.Valid(line) {
+			t.Fatalf("%q: scan error %v, JSON.parse accepts: %v", line, err, jsonl.Valid(line))
+		}
+		if err == nil {
+			if s.badUTF8 != !utf8.Valid(line) {
+				t.Fatalf("%q: badUTF8 %v", line, s.badUTF8)
+			}
+			checkEnvelope(t, line)
+		}
+	}
 }
