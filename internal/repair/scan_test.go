@@ -294,7 +294,7 @@ func TestScanStrings(t *testing.T) {
 		var b strings.Builder
 		b.WriteString(`{"type":"message","message":{"role":"user","content":"`)
 		b.WriteString(strings.Repeat("x", rng.IntN(8))) // every alignment
-		valid := 24 // the pieces before that are valid in a string
+		valid := 24                                     // the pieces before that are valid in a string
 		if rng.IntN(2) == 0 {
 			valid = len(pieces)
 		}
