@@ -8,21 +8,27 @@
 # times each, interleaved, and prints the median wall times, their ratio
 # (target: check <= 8x cat) and check's largest peak RSS (target: <= 64 MiB
 # + the longest line + ~64 bytes per entry). The generated file is deleted
-# on exit.
+# on exit. Wall times on a shared machine also measure the other tenants
+# (cat's more than check's); CPU time and MB per CPU second are printed too.
 #
 # usage: OPENCLAW_GENSESSION_DIR=/path/to/gensession bench/check-vs-cat.sh [SIZE] [RUNS]
+#        OPENCLAW_BENCH_FILE=/path/to/session.jsonl bench/check-vs-cat.sh - [RUNS]
 #   SIZE defaults to 1G; RUNS to 3. TMPDIR chooses where the file goes.
+#   With OPENCLAW_BENCH_FILE an existing file is measured (and kept).
 set -eu
 cd "$(dirname "$0")/.."
 size="${1:-1G}"
 runs="${2:-3}"
-gen="${OPENCLAW_GENSESSION_DIR:?set OPENCLAW_GENSESSION_DIR to the gensession generator folder (a Go program)}"
-
 work="$(mktemp -d "${TMPDIR:-/tmp}/check-vs-cat.XXXXXX")"
 trap 'rm -rf "$work"' EXIT INT TERM
 go build -o "$work/openclaw-doctor" .
-(cd "$gen" && go run . -size "$size" -seed 1 -images=off -corrupt 0.0001 -o "$work/session.jsonl") >&2
-file="$work/session.jsonl"
+if [ -n "${OPENCLAW_BENCH_FILE:-}" ]; then
+	file="$OPENCLAW_BENCH_FILE"
+else
+	gen="${OPENCLAW_GENSESSION_DIR:?set OPENCLAW_GENSESSION_DIR to the gensession generator folder (a Go program), or OPENCLAW_BENCH_FILE to a session file}"
+	(cd "$gen" && go run . -size "$size" -seed 1 -images=off -corrupt 0.0001 -o "$work/session.jsonl") >&2
+	file="$work/session.jsonl"
+fi
 bytes=$(wc -c <"$file")
 lines=$(wc -l <"$file")
 longest=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$file")
