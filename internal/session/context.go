@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"runtime"
 	"sort"
@@ -85,13 +84,11 @@ func ReadContext(r io.ReaderAt) (*Context, error) {
 // readerSize is r's size when r can tell it (a file, a bytes.Reader...),
 // else 0.
 func readerSize(r io.ReaderAt) int64 {
-	switch s := r.(type) {
-	case interface{ Stat() (fs.FileInfo, error) }:
-		if fi, err := s.Stat(); err == nil && fi.Mode().IsRegular() {
-			return fi.Size()
-		}
-	case interface{ Size() int64 }:
-		return s.Size()
+	if rd, ok := r.(io.Reader); ok {
+		return inputSize(rd)
+	}
+	if s, ok := r.(interface{ Size() int64 }); ok {
+		return max(s.Size(), 0)
 	}
 	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -183,12 +184,16 @@ func load(r io.Reader, size int64) (*Transcript, error) {
 // read is parseSessionEntries: the file is trimmed as a whole (so the first
 // line loses leading and the last line trailing JavaScript whitespace, a
 // byte order mark included), split on "\n", blank lines are skipped and the
-// others go through JSON.parse; failures are counted.
+// others go through JSON.parse; failures are counted. Large inputs are
+// judged on every CPU (see readParallel), with the same result.
 func (l *loader) read(r io.Reader) error {
+	if l.size >= minParallelBytes && firstPassWorkers() > 1 {
+		return l.readParallel(r, firstPassWorkers())
+	}
 	rd := jsonl.NewReader(r)
-	recs := recordList{size: l.size}
-	defer func() { l.recs = recs.recs }()
-	var pending *record // a last-line candidate that parses only once trimmed
+	var acc verdicts
+	acc.recs.size = l.size
+	defer func() { l.recs = acc.finish() }()
 	first := true
 	for {
 		line, err := rd.Next()
@@ -202,30 +207,74 @@ func (l *loader) read(r io.Reader) error {
 		if line.Blank {
 			continue
 		}
-		if pending != nil { // it was not the last line after all
-			pending = nil
-			l.malformed++
-		}
-		b, off := line.Bytes, line.Offset
-		if first {
-			k := leadingJSSpace(b)
-			b, off, first = b[k:], off+int64(k), false
-		}
-		if jsonl.Valid(b) {
-			recs.add(l.record(b, off, line.Num), off)
-			continue
-		}
-		if k := trailingJSSpace(b); k > 0 && jsonl.Valid(b[:len(b)-k]) {
-			rec := l.record(b[:len(b)-k], off, line.Num)
-			pending = &rec
-			continue
-		}
-		l.malformed++
-	}
-	if pending != nil {
-		recs.add(*pending, pending.off)
+		acc.apply(&l.malformed, judgeLine(line.Bytes, line.Offset, line.Num, first, l.ids))
+		first = false
 	}
 	return nil
+}
+
+// verdictKind is what JSON.parse makes of a non-blank line.
+type verdictKind uint8
+
+const (
+	lineInvalid verdictKind = iota
+	lineValid
+	lineValidTrimmed // valid only without its trailing whitespace: good as the last line only
+)
+
+// lineVerdict is the first pass's judgement of one non-blank line.
+type lineVerdict struct {
+	kind verdictKind
+	rec  record
+}
+
+// judgeLine parses one non-blank line (the file's first when first: its
+// leading whitespace is trimmed) and scans its envelope, keeping strings in
+// ids.
+func judgeLine(b []byte, off int64, num int, first bool, ids *arena) lineVerdict {
+	if first {
+		k := leadingJSSpace(b)
+		b, off = b[k:], off+int64(k)
+	}
+	if jsonl.Valid(b) {
+		return lineVerdict{kind: lineValid, rec: recordOf(scanEnvelope(b, ids), b, off, num)}
+	}
+	if k := trailingJSSpace(b); k > 0 && jsonl.Valid(b[:len(b)-k]) {
+		b = b[:len(b)-k]
+		return lineVerdict{kind: lineValidTrimmed, rec: recordOf(scanEnvelope(b, ids), b, off, num)}
+	}
+	return lineVerdict{kind: lineInvalid}
+}
+
+// verdicts applies line verdicts in file order.
+type verdicts struct {
+	recs    recordList
+	pending *record // a last-line candidate that parses only once trimmed
+}
+
+func (a *verdicts) apply(malformed *int, v lineVerdict) {
+	if a.pending != nil { // it was not the last line after all
+		a.pending = nil
+		*malformed++
+	}
+	switch v.kind {
+	case lineValid:
+		a.recs.add(v.rec, v.rec.off)
+	case lineValidTrimmed:
+		rec := v.rec
+		a.pending = &rec
+	default:
+		*malformed++
+	}
+}
+
+// finish returns the records, the last line's included.
+func (a *verdicts) finish() []record {
+	if a.pending != nil {
+		a.recs.add(*a.pending, a.pending.off)
+		a.pending = nil
+	}
+	return a.recs.recs
 }
 
 // recordList grows the record list. Once the first lines are read, it
@@ -262,18 +311,22 @@ func (c *recordList) grow(offset int64) {
 	c.recs = next
 }
 
-// inputSize is r's size when r tells it (an io.SectionReader of known
-// size, a bytes.Reader...), else 0.
+// inputSize is r's size when r tells it (a regular file, an
+// io.SectionReader of known size, a bytes.Reader...), else 0. It only
+// sizes buffers and chooses the parallel first pass: reading goes to the
+// end of the input whatever it says.
 func inputSize(r io.Reader) int64 {
-	if s, ok := r.(interface{ Size() int64 }); ok && s.Size() > 0 && s.Size() < math.MaxInt64 {
-		return s.Size()
+	switch s := r.(type) {
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := s.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	case interface{ Size() int64 }:
+		if n := s.Size(); n > 0 && n < math.MaxInt64 {
+			return n
+		}
 	}
 	return 0
-}
-
-// record scans one valid line.
-func (l *loader) record(b []byte, off int64, num int) record {
-	return recordOf(scanEnvelope(b, l.ids), b, off, num)
 }
 
 // recordOf keeps what the loader needs of an envelope.
