@@ -27,7 +27,7 @@ const (
 )
 
 // Node is the navigation envelope of one line, all [Tree] needs. Once
-// added it costs about 55 bytes with an 8-byte id (see [Tree]), so a caller
+// added it costs 55 to 65 bytes with an 8-byte id (see [Tree]), so a caller
 // can stream huge files.
 type Node struct {
 	Line     int // physical line number, for reports
