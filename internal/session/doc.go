@@ -26,6 +26,15 @@
 //     lines are scanned for their envelope ([ScanEnvelope]) and for the few
 //     members the codec's schemas test. The second pass parses only the
 //     lines the context needs, read back by offset.
+//   - Nothing is parsed twice into values, and the file's bytes are not
+//     kept: the context's values hold copies of their strings (common keys
+//     and values shared), and a message entry keeps only its message.
+//     Memory is therefore about the size of the context's values (on
+//     transcripts of small entries, 1.5 to 2 times the file), never the file
+//     plus its values.
+//   - On large inputs both passes use every CPU (the first splits lines
+//     into batches judged by workers and applied in file order, the second
+//     parses contiguous parts); the result is the sequential one.
 //
 // Not done: ids that migrations draw are deterministic UUID-shaped strings,
 // not random ones; timestamps are parsed in the ISO-8601 forms V8 accepts
