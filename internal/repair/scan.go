@@ -636,9 +636,10 @@ var escapeLen = func() (t [256]uint8) {
 // strings, so the strings decide whether the whole line is valid UTF-8).
 //
 // Transcript text is dense with escapes (one every twenty-odd bytes) and
-// has some non-ASCII text, so the word loop finds the first byte of a word
-// that is a stop byte or not ASCII exactly (the lowest flag of stopMask is
-// exact, and so is bit 7), handles it and goes on with the word loop.
+// has some non-ASCII text. A word without any of them costs one cheap test
+// (stopMask); in a word with some, exactStops flags each, and the simple
+// escapes and common characters that end inside the word are stepped over
+// with bit operations; anything else goes to the general switch below.
 func (s *scanner) str() (escaped bool, err error) {
 	d := s.d
 	i := s.i + 1
