@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -113,6 +114,11 @@ func (p *Parser) ParseTop(data []byte) (Value, error) {
 // ParseOwned parses data without copying it: the returned value's strings
 // may alias data, which the caller must never modify afterwards.
 func (p *Parser) ParseOwned(data []byte) (Value, error) {
+	if uint64(len(data)) > math.MaxUint32 {
+		// A Value's text is shorter than 4 GiB; V8's strings are far shorter
+		// still, so OpenClaw cannot even read such a line.
+		return Value{}, &SyntaxError{Msg: "line of 4 GiB or more: longer than any JavaScript string"}
+	}
 	v, ok := p.parse(data)
 	if ok {
 		// Blocks start after the first line, so that a one-line parse
