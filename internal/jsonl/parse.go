@@ -55,7 +55,8 @@ func Validate(data []byte) error {
 //
 // Guarantees:
 //
-//   - It accepts exactly what [Valid] accepts, and a rejection is the same
+//   - It accepts exactly what [Valid] accepts (but for lines of 4 GiB or
+//     more, which no JavaScript string can hold), and a rejection is the same
 //     *[SyntaxError] as [Validate] returns.
 //   - The values it returns never alias its scratch space: they stay valid
 //     and unchanged across later calls. They are independent of each other
