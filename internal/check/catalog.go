@@ -41,23 +41,24 @@ type ID string
 
 // The check ids. Their names follow docs/failure-shapes.md where it has one.
 const (
-	MalformedLine        ID = "transcript/malformed-line"
-	InvalidMessageRole   ID = "transcript/invalid-message-role"
-	EmptyErrorTurn       ID = "transcript/empty-error-turn"
-	BlankUserText        ID = "transcript/blank-user-text"
-	CorruptedImage       ID = "transcript/corrupted-image"
-	MissingCodeModeRes   ID = "transcript/missing-code-mode-result"
-	InvalidHeader        ID = "transcript/invalid-header"
-	EmptySession         ID = "transcript/empty-session"
-	Unreadable           ID = "transcript/unreadable"
-	OrphanToolResult     ID = "transcript/orphan-tool-result"
-	MissingToolResult    ID = "transcript/missing-tool-result"
-	ToolCallMissingInput ID = "transcript/tool-call-missing-input"
-	DuplicateEntryID     ID = "transcript/duplicate-entry-id"
-	MissingParent        ID = "transcript/missing-parent"
-	UnsignedThinking     ID = "transcript/unsigned-thinking"
-	OversizedImage       ID = "transcript/oversized-image"
-	LongLine             ID = "transcript/long-line"
+	MalformedLine          ID = "transcript/malformed-line"
+	InvalidMessageRole     ID = "transcript/invalid-message-role"
+	EmptyErrorTurn         ID = "transcript/empty-error-turn"
+	BlankUserText          ID = "transcript/blank-user-text"
+	CorruptedImage         ID = "transcript/corrupted-image"
+	MissingCodeModeRes     ID = "transcript/missing-code-mode-result"
+	InvalidHeader          ID = "transcript/invalid-header"
+	EmptySession           ID = "transcript/empty-session"
+	Unreadable             ID = "transcript/unreadable"
+	OrphanToolResult       ID = "transcript/orphan-tool-result"
+	MissingToolResult      ID = "transcript/missing-tool-result"
+	ToolCallMissingInput   ID = "transcript/tool-call-missing-input"
+	DuplicateEntryID       ID = "transcript/duplicate-entry-id"
+	MissingParent          ID = "transcript/missing-parent"
+	UnsignedThinking       ID = "transcript/unsigned-thinking"
+	OversizedImage         ID = "transcript/oversized-image"
+	ImageOverProviderLimit ID = "transcript/image-over-provider-limit"
+	LongLine               ID = "transcript/long-line"
 )
 
 // FixCommand is the command named by the hints of checks that fix repairs.
@@ -130,6 +131,9 @@ var Catalogue = []Check{
 	{OversizedImage, Warning, false,
 		"An image larger than the configured side (default 1200 px) or 5 MiB decoded; replay resizes or omits it on every turn.",
 		"OpenClaw's replay resizes it on every turn (see `openclaw-doctor replay`); set imageMaxDimensionPx to change the limit"},
+	{ImageOverProviderLimit, Error, false,
+		"An image that replay still sends too large for a provider: over Anthropic's 8000 px a side, or over 2000 px when the session holds more than 20 images (the many-image limit). Possible only when imageMaxDimensionPx is set above those sides.",
+		"lower imageMaxDimensionPx (default 1200) so that replay shrinks the image, or remove the image block by hand"},
 	{LongLine, Info, false,
 		"A line longer than 64 KiB (large tool output or image); OpenClaw handles it, but such lines dominate load time and memory.",
 		"no action needed"},

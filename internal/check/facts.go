@@ -27,7 +27,8 @@ type facts struct {
 	aliasKey  string // toolResult without toolCallId: the alias field holding its id
 
 	calls    span // tool calls of an assistant, in lineFacts.calls
-	images   span // oversized images, in lineFacts.images
+	images   span // images over a limit (or over the many-image side), in lineFacts.images
+	imageN   int  // decodable image blocks of a user or toolResult message
 	unsigned int  // thinking blocks without a signature
 }
 
@@ -194,8 +195,9 @@ func resultID(msg *repair.Message) (id, alias string) {
 	return "", ""
 }
 
-// images notes image blocks over the limits. Corrupted payloads are left
-// to the repair classifier (fix replaces them).
+// images counts image blocks and notes those over a limit, or over the
+// many-image side (2000 px), which only counts once the whole file is seen.
+// Corrupted payloads are left to the repair classifier (fix replaces them).
 func (x *extractor) images(msg *repair.Message, f *facts, o *lineFacts) {
 	f.images.lo = int32(len(o.images))
 	for i := range msg.Blocks {
@@ -207,6 +209,7 @@ func (x *extractor) images(msg *repair.Message, f *facts, o *lineFacts) {
 		if !ok || media.EstimateDecodedBytes(data) == 0 {
 			continue
 		}
+		f.imageN++
 		if im, over := x.oversized(data); over {
 			im.block = blk.Index
 			o.images = append(o.images, im)
@@ -226,7 +229,8 @@ func (x *extractor) oversized(data string) (imageFact, bool) {
 	if known {
 		im.width, im.height = h.DisplaySize()
 	}
-	return im, n > media.MaxBytes || im.width > x.maxDim || im.height > x.maxDim
+	side := max(im.width, im.height)
+	return im, n > media.MaxBytes || side > x.maxDim || side > media.ManyImagesMaxSidePx
 }
 
 // navNode is the line's navigation envelope, as OpenClaw's loader

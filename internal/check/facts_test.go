@@ -115,6 +115,7 @@ func referenceFacts(l jsonl.Line) lineView {
 			if media.EstimateDecodedBytes(data) == 0 {
 				continue
 			}
+			f.imageN++
 			if im, over := x.oversized(data); over {
 				im.block = i
 				out.Images = append(out.Images, im)

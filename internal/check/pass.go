@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/media"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/repair"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
@@ -31,7 +32,25 @@ type pass struct {
 	// that the tree was sized from it.
 	size  int64
 	grown bool
+
+	// imageCount counts the image blocks of user and toolResult messages;
+	// bigImages are those over the many-image side (2000 px), which is a
+	// limit only when a request holds more than 20 images.
+	imageCount int
+	bigImages  []bigImage
 }
+
+// bigImage is an image over 2000 px a side, kept until the end of the file
+// decides whether the many-image limit applies.
+type bigImage struct {
+	line    int
+	entryID string
+	side    int
+	finding int // index of its OversizedImage finding in findings, or -1
+}
+
+// maxBigImages bounds the images remembered for the many-image check.
+const maxBigImages = 4096
 
 func newPass(path string, size int64, sel Selection, opts Options) *pass {
 	p := &pass{path: path, size: size, sel: sel, maxDim: maxDimension(opts), cls: repair.NewClassifier(), tree: session.NewTree(1024)}
@@ -90,8 +109,9 @@ func (p *pass) line(rf *repair.LineFacts, f *facts, o *lineFacts) {
 	default:
 		p.pairs.closeTurn(p)
 	}
+	p.imageCount += f.imageN
 	for _, im := range o.images[f.images.lo:f.images.hi] {
-		p.add(OversizedImage, f.line, entryID, imageMessage(im, p.maxDim))
+		p.image(im, f.line, entryID)
 	}
 }
 
@@ -165,6 +185,7 @@ func (p *pass) finish() []Finding {
 		}
 	}
 	p.treeFindings()
+	p.manyImageFindings()
 	return p.findings
 }
 
@@ -242,12 +263,53 @@ func (p *pass) addFixable(id ID, line int, entryID, msg string) {
 
 func (p *pass) addFileFinding(id ID, line int, msg string) { p.add(id, line, "", msg) }
 
-func imageMessage(im imageFact, maxDim int) string {
-	size := fmt.Sprintf("%d×%d px", im.width, im.height)
-	if !im.headerKnown {
-		size = "of unknown size"
+// image reports one image over a limit: over the configured side or 5 MiB
+// (replay resizes it), and over 8000 px even after replay's resize (a
+// provider rejects it; possible only with imageMaxDimensionPx above 8000).
+func (p *pass) image(im imageFact, line int, entryID string) {
+	side := max(im.width, im.height)
+	finding := -1
+	if e := media.CheckSize(im.width, im.height, im.bytes, p.maxDim, 0); e&(media.OverMaxSide|media.OverMaxBytes) != 0 {
+		if p.sel.Enabled(OversizedImage) {
+			finding = len(p.findings)
+		}
+		p.add(OversizedImage, line, entryID, imageMessage(im, e, p.maxDim))
 	}
-	return fmt.Sprintf("image in content block %d is %s, %s decoded (limits: %d px a side, 5 MiB); replay resizes or omits it on every turn", im.block, size, sizeText(im.bytes), maxDim)
+	if sent := min(side, p.maxDim); sent > media.ProviderMaxSidePx {
+		p.add(ImageOverProviderLimit, line, entryID, fmt.Sprintf("image in content block %d is %s; replay keeps %d px a side (imageMaxDimensionPx %d), over Anthropic's %d px limit", im.block, dimensions(im), sent, p.maxDim, media.ProviderMaxSidePx))
+	}
+	if side > media.ManyImagesMaxSidePx && len(p.bigImages) < maxBigImages {
+		p.bigImages = append(p.bigImages, bigImage{line: line, entryID: strings.Clone(entryID), side: side, finding: finding})
+	}
+}
+
+// manyImageFindings applies the many-image limit once the file's image
+// count is known: with more than 20 images, a side over 2000 px is
+// rejected unless replay's resize brings it under.
+func (p *pass) manyImageFindings() {
+	if p.imageCount <= media.ManyImagesCount {
+		return
+	}
+	for _, b := range p.bigImages {
+		if sent := min(b.side, p.maxDim); sent > media.ManyImagesMaxSidePx {
+			p.add(ImageOverProviderLimit, b.line, b.entryID, fmt.Sprintf("the session holds %d images and replay keeps this one at %d px a side (imageMaxDimensionPx %d), over the %d px many-image limit", p.imageCount, sent, p.maxDim, media.ManyImagesMaxSidePx))
+			continue
+		}
+		if b.finding >= 0 {
+			p.findings[b.finding].Message += fmt.Sprintf("; it is also over the %d px many-image limit (the session holds %d images)", media.ManyImagesMaxSidePx, p.imageCount)
+		}
+	}
+}
+
+func dimensions(im imageFact) string {
+	if !im.headerKnown {
+		return "of unknown size"
+	}
+	return fmt.Sprintf("%d×%d px", im.width, im.height)
+}
+
+func imageMessage(im imageFact, e media.Exceeded, maxDim int) string {
+	return fmt.Sprintf("image in content block %d is %s, %s decoded: %s; replay resizes or omits it on every turn", im.block, dimensions(im), sizeText(im.bytes), e.Describe(maxDim))
 }
 
 func sizeText(n int) string {
