@@ -2,9 +2,6 @@ package hygiene
 
 import (
 	"math"
-	"regexp"
-	"strconv"
-	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
@@ -352,68 +349,5 @@ func numberValue(f float64) jsonl.Value {
 func nanValue() float64 { return math.NaN() }
 
 // timestampMillis is parseDateFirstTimestampMs: a finite number as is, a
-// string through Date.parse (within Date's range).
-func timestampMillis(v *jsonl.Value) (float64, bool) {
-	if v.IsNumber() {
-		return finiteNumber(v)
-	}
-	s, ok := v.Str()
-	if !ok {
-		return 0, false
-	}
-	return parseJSDate(s)
-}
-
-// isoDate is the ECMAScript date-time string format (with the expanded
-// year form); V8 also takes a space for the "T".
-var isoDate = regexp.MustCompile(`^([+-][0-9]{6}|[0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]+))?)?)?(Z|[+-][0-9]{2}:[0-9]{2})?$`)
-
-// parseJSDate is Date.parse for the ISO forms transcripts use: date-only
-// forms are UTC, date-times without an offset local time (as in V8). Other
-// forms V8's legacy parser accepts are not recognised.
-func parseJSDate(s string) (float64, bool) {
-	m := isoDate.FindStringSubmatch(s)
-	if m == nil || (m[4] == "" && m[8] != "") {
-		return 0, false
-	}
-	num := func(t string, def int) int {
-		if t == "" {
-			return def
-		}
-		n, _ := strconv.Atoi(t)
-		return n
-	}
-	year, month, day := num(m[1], 0), num(m[2], 1), num(m[3], 1)
-	hour, minute, sec := num(m[4], 0), num(m[5], 0), num(m[6], 0)
-	ms := 0
-	if frac := m[7]; frac != "" {
-		frac = (frac + "00")[:3]
-		ms = num(frac, 0)
-	}
-	if m[1] == "-000000" || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 24 || minute > 59 || sec > 59 || (hour == 24 && (minute|sec|ms) != 0) {
-		return 0, false
-	}
-	loc := time.UTC
-	if m[4] != "" && m[8] == "" {
-		loc = time.Local
-	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, ms*int(time.Millisecond), loc)
-	if off := m[8]; len(off) == 6 {
-		h, mm := num(off[1:3], 0), num(off[4:6], 0)
-		d := time.Duration(h)*time.Hour + time.Duration(mm)*time.Minute
-		if off[0] == '+' {
-			t = t.Add(-d)
-		} else {
-			t = t.Add(d)
-		}
-	}
-	v := float64(t.UnixMilli())
-	if math.Abs(v) > 8.64e15 {
-		return 0, false
-	}
-	return v, true
-}
-
-func daysIn(year, month int) int {
-	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
-}
+// string through Date.parse (within Date's range); see jsTimestampMillis.
+func timestampMillis(v *jsonl.Value) (float64, bool) { return jsTimestampMillis(v) }

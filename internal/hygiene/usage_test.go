@@ -69,7 +69,8 @@ func TestZeroStaleUsage(t *testing.T) {
 	}
 }
 
-func TestParseJSDate(t *testing.T) {
+// TestJSDateParse pins Date.parse values measured with Node.
+func TestJSDateParse(t *testing.T) {
 	tests := []struct {
 		in   string
 		ms   float64
@@ -81,15 +82,14 @@ func TestParseJSDate(t *testing.T) {
 		{"2026-03-14T10:26:53.589+01:00", 1773480413589, true},
 		{"2026-03-14T09:26:53.5891234Z", 1773480413589, true},
 		{"+002026-03-14T09:26:53.589Z", 1773480413589, true},
-		{"2026-02-30", 0, false},
+		{"2026-02-30", 1772409600000, true}, // V8 rolls day 30 over into March
 		{"2026-13-01", 0, false},
-		{"March 14", 0, false},
 		{"", 0, false},
 	}
 	for _, tt := range tests {
-		ms, ok := parseJSDate(tt.in)
+		ms, ok := jsDateParse(tt.in)
 		if ok != tt.okay || (ok && ms != tt.ms) {
-			t.Errorf("parseJSDate(%q) = %v, %v; want %v, %v", tt.in, ms, ok, tt.ms, tt.okay)
+			t.Errorf("jsDateParse(%q) = %v, %v; want %v, %v", tt.in, ms, ok, tt.ms, tt.okay)
 		}
 	}
 }
