@@ -21,8 +21,10 @@
 //     file.
 //   - Inline and parallel runs report the same findings in the same order.
 //
-// It does not check what only a provider-specific replay reveals (tool id
-// formats, role order, Gemini thought signatures); those belong to replay.
-// The pairing follows the strict providers' rule in file order (results
+// What only a provider-specific replay reveals (tool id formats, role
+// order, Gemini thought signatures) is reported only when a target is given
+// ([Provider], `check --provider P|all`): one check id per replay
+// rule, from package hygiene's change log. The line pass never depends on a
+// provider. The pairing follows the strict providers' rule in file order (results
 // right after their assistant turn), not the active branch.
 package check

@@ -33,8 +33,8 @@ type Options struct {
 	// Workers bounds the goroutines that parse one large file (0: the CPU
 	// count). Files smaller than parallelThreshold are parsed inline.
 	Workers int
-	// Provider-specific checks (replay's view for one target) plug in here
-	// when they exist; the line pass above does not depend on a provider.
+	// The line pass above does not depend on a provider; provider-specific
+	// findings come from a replay for a target (see provider.go).
 }
 
 // Selection is the set of checks a run executes.

@@ -10,6 +10,9 @@
 //     file was decoded as UTF-8 (invalid bytes inside strings become U+FFFD,
 //     lone surrogate escapes survive, the last duplicate key wins, numbers
 //     that overflow float64 are kept, nesting depth is unlimited).
+//   - A [Parser] reused across lines keeps its working memory, so parsing a
+//     file allocates little beyond the values themselves; a line of 4 GiB or
+//     more is an error (V8 cannot hold such a string either).
 //   - [AppendJSON] writes a value the way JSON.stringify writes it (key order,
 //     escaping, number form), so rewritten lines read as OpenClaw would write
 //     them.
