@@ -8,12 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
 // DefaultLockStaleAfter is OpenClaw's session.writeLock.staleMs default: a
@@ -508,156 +508,12 @@ func onlyBodyFaults(reasons []string) bool {
 	return true
 }
 
-// parseJSDate parses the date-time strings JavaScript's Date.parse accepts
-// in ISO form (ECMAScript's date time string format, with V8's leniencies:
-// lower-case "t"/"z", a space instead of "T", any number of fraction
-// digits, "±HHmm" offsets). A date alone is UTC; a date-time without an
-// offset is local time. V8's fallback for other formats ("Jan 2 2026") is
-// not reproduced: such strings are invalid here. OpenClaw itself always
-// writes toISOString().
+// parseJSDate is JavaScript's Date.parse for the ISO forms OpenClaw writes
+// (it always writes toISOString()), shared with the session loader.
 func parseJSDate(s string) (time.Time, bool) {
-	p := &dateParser{s: s}
-	year, ok := p.year()
+	ms, ok := session.ParseDateMillis(s)
 	if !ok {
 		return time.Time{}, false
 	}
-	month, day := 1, 1
-	if p.eat('-') {
-		if month, ok = p.digits(2); !ok || month < 1 || month > 12 {
-			return time.Time{}, false
-		}
-		if p.eat('-') {
-			if day, ok = p.digits(2); !ok || day < 1 || day > daysIn(month, year) {
-				return time.Time{}, false
-			}
-		}
-	}
-	if p.done() {
-		return time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC), true
-	}
-	if !p.eat('T') && !p.eat('t') && !p.eat(' ') {
-		return time.Time{}, false
-	}
-	c, ok := p.clock()
-	if !ok {
-		return time.Time{}, false
-	}
-	loc, ok := p.zone()
-	if !ok || !p.done() {
-		return time.Time{}, false
-	}
-	// time.Date carries 24:00 over to the next day, as JavaScript does.
-	return time.Date(year, time.Month(month), day, c.h, c.m, c.s, c.ms*int(time.Millisecond), loc), true
-}
-
-type dateParser struct {
-	s string
-	i int
-}
-
-func (p *dateParser) done() bool { return p.i == len(p.s) }
-
-func (p *dateParser) eat(c byte) bool {
-	if p.i < len(p.s) && p.s[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *dateParser) digits(n int) (int, bool) {
-	if p.i+n > len(p.s) {
-		return 0, false
-	}
-	v := 0
-	for _, c := range []byte(p.s[p.i : p.i+n]) {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int(c-'0')
-	}
-	p.i += n
-	return v, true
-}
-
-// year reads "YYYY" or the expanded "±YYYYYY" (where -000000 is invalid).
-func (p *dateParser) year() (int, bool) {
-	switch {
-	case p.eat('+'):
-		return p.digits(6)
-	case p.eat('-'):
-		y, ok := p.digits(6)
-		return -y, ok && y != 0
-	}
-	return p.digits(4)
-}
-
-type clockTime struct{ h, m, s, ms int }
-
-// clock reads "HH:mm[:ss[.fff…]]"; 24:00 is allowed only with zero
-// minutes, seconds and fraction.
-func (p *dateParser) clock() (clockTime, bool) {
-	var c clockTime
-	h, ok1 := p.digits(2)
-	ok2 := p.eat(':')
-	m, ok3 := p.digits(2)
-	if !ok1 || !ok2 || !ok3 || h > 24 || m > 59 {
-		return c, false
-	}
-	c.h, c.m = h, m
-	if p.eat(':') {
-		var ok bool
-		if c.s, ok = p.digits(2); !ok || c.s > 59 {
-			return c, false
-		}
-		if p.eat('.') {
-			if c.ms, ok = p.millis(); !ok {
-				return c, false
-			}
-		}
-	}
-	if h == 24 && (m != 0 || c.s != 0 || c.ms != 0) {
-		return c, false
-	}
-	return c, true
-}
-
-// millis reads one or more digits after the decimal point, keeping
-// milliseconds (JavaScript dates have no finer resolution).
-func (p *dateParser) millis() (int, bool) {
-	start := p.i
-	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-		p.i++
-	}
-	if p.i == start {
-		return 0, false
-	}
-	ms, _ := strconv.Atoi((p.s[start:p.i] + "00")[:3])
-	return ms, true
-}
-
-// zone reads "Z", "±HH:mm", "±HHmm" or nothing (local time).
-func (p *dateParser) zone() (*time.Location, bool) {
-	if p.eat('Z') || p.eat('z') {
-		return time.UTC, true
-	}
-	sign := 1
-	switch {
-	case p.eat('+'):
-	case p.eat('-'):
-		sign = -1
-	default:
-		return time.Local, true
-	}
-	h, ok := p.digits(2)
-	p.eat(':')
-	m, ok2 := p.digits(2)
-	if !ok || !ok2 || h > 23 || m > 59 {
-		return nil, false
-	}
-	return time.FixedZone("", sign*(h*3600+m*60)), true
-}
-
-func daysIn(month, year int) int {
-	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	return time.UnixMilli(ms), true
 }
