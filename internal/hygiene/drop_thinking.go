@@ -16,10 +16,19 @@ func dropThinkingBlocks(r *Run, msgs []Message) []Message {
 		return msgs
 	}
 	latest := latestAssistantWithArrayContent(msgs)
+	return stripThinking(r, msgs, func(i int) bool { return i == latest }, "thinking/drop", "removed %d thinking block(s) from an earlier turn")
+}
+
+// stripThinking removes thinking and redacted_thinking blocks from every
+// assistant with array content that keep does not exempt; an emptied turn
+// gets the "[assistant reasoning omitted]" text. The list is copied only
+// when a message changes. rule and detail (with one %d for the count) name
+// the change.
+func stripThinking(r *Run, msgs []Message, keep func(i int) bool, rule, detail string) []Message {
 	var out []Message
 	for i := range msgs {
 		m := &msgs[i]
-		if i == latest || !isAssistantWithArrayContent(&m.V) {
+		if !isAssistantWithArrayContent(&m.V) || keep(i) {
 			continue
 		}
 		kept, removed := filterBlocks(m.V.Get("content"), isNotThinking)
@@ -30,7 +39,7 @@ func dropThinkingBlocks(r *Run, msgs []Message) []Message {
 			out = slices.Clone(msgs)
 		}
 		out[i] = withContent(*m, orOmittedReasoning(kept))
-		r.Record("thinking/drop", m, "removed %d thinking block(s) from an earlier turn", removed)
+		r.Record(rule, m, detail, removed)
 	}
 	if out == nil {
 		return msgs

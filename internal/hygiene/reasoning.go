@@ -23,26 +23,7 @@ func dropReasoningFromHistory(r *Run, msgs []Message) []Message {
 		return msgs
 	}
 	latestUser := latestUserIndex(msgs)
-	var out []Message
-	for i := range msgs {
-		m := &msgs[i]
-		if !isAssistantWithArrayContent(&m.V) || isCurrentToolTurn(msgs, i, latestUser) {
-			continue
-		}
-		kept, removed := filterBlocks(m.V.Get("content"), isNotThinking)
-		if removed == 0 {
-			continue
-		}
-		if out == nil {
-			out = slices.Clone(msgs)
-		}
-		out[i] = withContent(*m, orOmittedReasoning(kept))
-		r.Record("reasoning/drop", m, "removed %d reasoning block(s) from history", removed)
-	}
-	if out == nil {
-		return msgs
-	}
-	return out
+	return stripThinking(r, msgs, func(i int) bool { return isCurrentToolTurn(msgs, i, latestUser) }, "reasoning/drop", "removed %d reasoning block(s) from history")
 }
 
 // isNotThinking is the filterBlocks predicate keeping every block but
