@@ -138,9 +138,9 @@ func TestRepairToolResultPairing(t *testing.T) {
 				api = "anthropic-messages"
 			}
 			r := toolTestRun(Target{Provider: "p", ModelAPI: api}, Policy{RepairToolUseResultPairing: true})
-			got := repairToolResultPairing(r, toolTestMessages(t, tc.lines...), pairingOptionsFor(api))
-			if want := strings.Join(tc.want, "\n") + "\n"; toolTestJSON(got) != want {
-				t.Errorf("messages:\n got:\n%s\nwant:\n%s", toolTestJSON(got), want)
+			got := repairToolResultPairing(r, replayTestMessages(t, tc.lines...), pairingOptionsFor(api))
+			if want := strings.Join(tc.want, "\n") + "\n"; replayTestJSON(got) != want {
+				t.Errorf("messages:\n got:\n%s\nwant:\n%s", replayTestJSON(got), want)
 			}
 			var rules []string
 			for _, c := range r.Changes {
@@ -154,7 +154,7 @@ func TestRepairToolResultPairing(t *testing.T) {
 }
 
 func TestRepairToolResultPairingKeepsProvenance(t *testing.T) {
-	msgs := toolTestMessages(t,
+	msgs := replayTestMessages(t,
 		`{"role":"assistant","content":[{"type":"toolCall","id":"a","name":"x","arguments":{}},{"type":"toolCall","id":"b","name":"x","arguments":{}}]}`,
 		`{"role":"user","content":"u"}`,
 		`{"role":"toolResult","toolCallId":"b","toolName":" x","content":[]}`,
@@ -162,7 +162,7 @@ func TestRepairToolResultPairingKeepsProvenance(t *testing.T) {
 	for i := range msgs {
 		msgs[i].EntryID = string(rune('A' + i))
 	}
-	before := toolTestJSON(msgs)
+	before := replayTestJSON(msgs)
 	r := toolTestRun(Target{ModelAPI: "openai-completions"}, Policy{RepairToolUseResultPairing: true})
 	got := repairToolResultPairing(r, msgs, pairingOptions{})
 	type prov struct {
@@ -171,23 +171,23 @@ func TestRepairToolResultPairingKeepsProvenance(t *testing.T) {
 	}
 	want := []prov{{1, "A"}, {0, ""}, {3, "C"}, {2, "B"}}
 	if len(got) != len(want) {
-		t.Fatalf("got %d messages, want %d:\n%s", len(got), len(want), toolTestJSON(got))
+		t.Fatalf("got %d messages, want %d:\n%s", len(got), len(want), replayTestJSON(got))
 	}
 	for i, w := range want {
 		if got[i].Line != w.line || got[i].EntryID != w.id {
 			t.Errorf("message %d: Line %d EntryID %q, want %d %q", i, got[i].Line, got[i].EntryID, w.line, w.id)
 		}
 	}
-	if toolTestJSON(msgs) != before {
-		t.Errorf("input modified:\n%s", toolTestJSON(msgs))
+	if replayTestJSON(msgs) != before {
+		t.Errorf("input modified:\n%s", replayTestJSON(msgs))
 	}
 }
 
 func TestRepairToolResultPairingGate(t *testing.T) {
-	in := toolTestMessages(t, `{"role":"toolResult","toolCallId":"x","content":[]}`)
+	in := replayTestMessages(t, `{"role":"toolResult","toolCallId":"x","content":[]}`)
 	r := toolTestRun(Target{ModelAPI: "openai-completions"}, Policy{})
 	if got := repairToolResultPairing(r, in, pairingOptions{}); len(got) != 1 || len(r.Changes) != 0 {
-		t.Errorf("pairing ran with repairToolUseResultPairing off: %s", toolTestJSON(got))
+		t.Errorf("pairing ran with repairToolUseResultPairing off: %s", replayTestJSON(got))
 	}
 }
 
@@ -203,7 +203,7 @@ func TestIsSyntheticMissingToolResult(t *testing.T) {
 		{`{"isError":true,"details":{"openclawSyntheticMissingToolResult":"yes"}}`, false},
 	}
 	for _, tc := range tests {
-		m := toolTestMessages(t, tc.msg)[0]
+		m := replayTestMessages(t, tc.msg)[0]
 		if got := isSyntheticMissingToolResult(&m.V); got != tc.want {
 			t.Errorf("isSyntheticMissingToolResult(%s) = %v, want %v", tc.msg, got, tc.want)
 		}

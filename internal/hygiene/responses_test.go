@@ -88,13 +88,13 @@ func TestResponsesReplay(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := toolTestRun(tc.target, Policy{RepairToolUseResultPairing: true})
 			r.ModelSwitched, r.ModelSwitchAt = tc.switched, tc.switchAt
-			in := toolTestMessages(t, tc.lines...)
-			before := toolTestJSON(in)
-			got := toolTestJSON(responsesReplay(r, in))
+			in := replayTestMessages(t, tc.lines...)
+			before := replayTestJSON(in)
+			got := replayTestJSON(responsesReplay(r, in))
 			if want := strings.Join(tc.want, "\n") + "\n"; got != want {
 				t.Errorf("messages:\n got:\n%s\nwant:\n%s", got, want)
 			}
-			if toolTestJSON(in) != before {
+			if replayTestJSON(in) != before {
 				t.Errorf("input modified")
 			}
 			var rules []string
@@ -177,7 +177,7 @@ func TestResponsesInvariant(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := responsesInvariant(toolTestMessages(t, tc.lines...))
+			err := responsesInvariant(replayTestMessages(t, tc.lines...))
 			got := ""
 			if err != nil {
 				got = err.Error()

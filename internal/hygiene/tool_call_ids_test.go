@@ -16,30 +16,6 @@ func toolTestRun(t Target, p Policy) *Run {
 	return &Run{Target: t, Policy: p, Now: func() time.Time { return frozen }, UUID: func() string { return "uuid" }}
 }
 
-// toolTestMessages parses one JSON message per string; Line is the
-// 1-based position.
-func toolTestMessages(t *testing.T, lines ...string) []Message {
-	t.Helper()
-	out := make([]Message, len(lines))
-	for i, l := range lines {
-		v, err := jsonl.Parse([]byte(l))
-		if err != nil {
-			t.Fatalf("message %d: %v", i+1, err)
-		}
-		out[i] = Message{V: v, Line: i + 1}
-	}
-	return out
-}
-
-// toolTestJSON renders messages as compact JSON, one per line.
-func toolTestJSON(msgs []Message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.Write(jsonl.Marshal(m.V))
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
 
 // callAndResultIDs lists the ids of every tool call and the toolCallId of
 // every result, in message order.
@@ -129,11 +105,11 @@ func TestRewriteToolCallIDsWorkedExamples(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := toolTestRun(completions, strictPolicy(tc.mode))
-			got := callAndResultIDs(rewriteToolCallIDs(r, toolTestMessages(t, tc.lines...)))
+			got := callAndResultIDs(rewriteToolCallIDs(r, replayTestMessages(t, tc.lines...)))
 			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 				t.Errorf("ids:\n got %q\nwant %q", got, tc.want)
 			}
-			if unchanged := strings.Join(callAndResultIDs(toolTestMessages(t, tc.lines...)), " ") == strings.Join(got, " "); unchanged != (len(r.Changes) == 0) {
+			if unchanged := strings.Join(callAndResultIDs(replayTestMessages(t, tc.lines...)), " ") == strings.Join(got, " "); unchanged != (len(r.Changes) == 0) {
 				t.Errorf("ids unchanged: %v, but %d change(s) recorded", unchanged, len(r.Changes))
 			}
 			for _, c := range r.Changes {
@@ -159,9 +135,9 @@ func TestRewriteToolCallIDsGate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in := toolTestMessages(t, lines...)
+			in := replayTestMessages(t, lines...)
 			r := toolTestRun(tc.target, tc.policy)
-			if got, want := toolTestJSON(rewriteToolCallIDs(r, in)), toolTestJSON(in); got != want {
+			if got, want := replayTestJSON(rewriteToolCallIDs(r, in)), replayTestJSON(in); got != want {
 				t.Errorf("changed:\n%s", got)
 			}
 			if len(r.Changes) != 0 {
@@ -248,7 +224,7 @@ func TestRewriteToolCallIDsResolver(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := toolTestRun(tc.target, tc.policy)
-			got := toolTestJSON(rewriteToolCallIDs(r, toolTestMessages(t, tc.lines...)))
+			got := replayTestJSON(rewriteToolCallIDs(r, replayTestMessages(t, tc.lines...)))
 			if got != tc.want {
 				t.Errorf("messages:\n got:\n%s\nwant:\n%s", got, tc.want)
 			}

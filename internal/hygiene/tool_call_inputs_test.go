@@ -154,9 +154,9 @@ func TestSanitizeToolCallInputs(t *testing.T) {
 				policy.ValidateAnthropicTurns, policy.PreserveSignatures = true, true
 			}
 			r := toolTestRun(target, policy)
-			in := toolTestMessages(t, tc.lines...)
-			before := toolTestJSON(in)
-			got := toolTestJSON(sanitizeToolCallInputs(r, in))
+			in := replayTestMessages(t, tc.lines...)
+			before := replayTestJSON(in)
+			got := replayTestJSON(sanitizeToolCallInputs(r, in))
 			want := ""
 			if len(tc.want) > 0 {
 				want = strings.Join(tc.want, "\n") + "\n"
@@ -164,7 +164,7 @@ func TestSanitizeToolCallInputs(t *testing.T) {
 			if got != want {
 				t.Errorf("messages:\n got:\n%s\nwant:\n%s", got, want)
 			}
-			if toolTestJSON(in) != before {
+			if replayTestJSON(in) != before {
 				t.Errorf("input modified")
 			}
 			var rules []string
@@ -229,15 +229,15 @@ func FuzzToolCallRules(f *testing.F) {
 			"ids":       rewriteToolCallIDs,
 			"responses": responsesReplay,
 		}
-		before := toolTestJSON(in)
+		before := replayTestJSON(in)
 		for name, rule := range rules {
 			r := toolTestRun(Target{Provider: provider, ModelAPI: api}, policy)
 			r.ModelSwitched, r.ModelSwitchAt = true, 1773480430000
 			out := rule(r, in)
-			if toolTestJSON(in) != before {
+			if replayTestJSON(in) != before {
 				t.Fatalf("%s modified its input", name)
 			}
-			if changed := toolTestJSON(out) != before; changed != (len(r.Changes) > 0) {
+			if changed := replayTestJSON(out) != before; changed != (len(r.Changes) > 0) {
 				t.Fatalf("%s: output changed = %v, %d change(s) recorded", name, changed, len(r.Changes))
 			}
 			_ = responsesInvariant(out)
