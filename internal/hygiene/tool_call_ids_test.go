@@ -16,7 +16,6 @@ func toolTestRun(t Target, p Policy) *Run {
 	return &Run{Target: t, Policy: p, Now: func() time.Time { return frozen }, UUID: func() string { return "uuid" }}
 }
 
-
 // callAndResultIDs lists the ids of every tool call and the toolCallId of
 // every result, in message order.
 func callAndResultIDs(msgs []Message) []string {
