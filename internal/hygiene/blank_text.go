@@ -25,12 +25,14 @@ const (
 func imagePass(r *Run, msgs []Message) []Message {
 	checkpoints := checkpointContents(msgs)
 	msgs = stripThoughtSignatures(r, msgs)
+	r.phase = 1
 	if len(checkpoints) > 0 && !sameRoles(msgs, checkpoints) {
 		checkpoints = nil
 	}
 	// All user and toolResult images at once (in parallel); the
 	// per-message pass below then only handles text.
 	sanitizeSessionImages(r, msgs)
+	r.phase = 2
 	out := make([]Message, 0, len(msgs)) // not msgs[:0]: msgs may be the caller's list
 	for i := range msgs {
 		m := msgs[i]

@@ -15,7 +15,7 @@ func dropThinkingBlocks(r *Run, msgs []Message) []Message {
 	if !r.Policy.DropThinkingBlocks {
 		return msgs
 	}
-	latest := latestAssistantWithArrayContent(msgs)
+	latest := latestAssistantWithArrayContent(r, msgs)
 	return stripThinking(r, msgs, func(i int) bool { return i == latest }, "thinking/drop", "removed %d thinking block(s) from an earlier turn")
 }
 

@@ -52,8 +52,12 @@ func repairToolResultPairing(r *Run, msgs []Message, opts pairingOptions) []Mess
 	if !r.Policy.RepairToolUseResultPairing {
 		return msgs
 	}
+	r.seg.checkHead(msgs, "tool-result pairing")
+	r.phase = 1
 	frames := classifyPairing(r, msgs)
+	r.phase = 2
 	resolveDisplacedResults(r, msgs, frames)
+	r.phase = 3
 	return assemblePairing(r, msgs, frames, opts)
 }
 

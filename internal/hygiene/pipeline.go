@@ -25,23 +25,36 @@ func replayOwned(r *Run, msgs []Message) ([]Message, error) {
 	responses := isResponsesAPI(r.Target.ModelAPI)
 	pairing := r.Policy.RepairToolUseResultPairing
 
-	msgs = annotateInterSession(r, msgs)      // 1
-	msgs = normalizeReplayContent(r, msgs)    // 3 (2: ApplyModelSnapshots)
-	msgs = imagePass(r, msgs)                 // 4
-	msgs = cleanupThinkingSignatures(r, msgs) // 5
-	msgs = dropReasoningFromHistory(r, msgs)  // 6
-	msgs = dropThinkingBlocks(r, msgs)        // 7
-	msgs = sanitizeToolCallInputs(r, msgs)    // 8
-	if responses {                            // 9
+	r.at(1)
+	msgs = annotateInterSession(r, msgs)
+	r.at(3) // (2: ApplyModelSnapshots)
+	msgs = normalizeReplayContent(r, msgs)
+	r.at(4)
+	msgs = imagePass(r, msgs)
+	r.at(5)
+	msgs = cleanupThinkingSignatures(r, msgs)
+	r.at(6)
+	msgs = dropReasoningFromHistory(r, msgs)
+	r.at(7)
+	msgs = dropThinkingBlocks(r, msgs)
+	r.at(8)
+	msgs = sanitizeToolCallInputs(r, msgs)
+	r.at(9)
+	if responses {
 		msgs = responsesReplay(r, msgs)
 	} else if pairing {
 		msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: syntheticResultText})
 	}
-	msgs = rewriteToolCallIDs(r, msgs)      // 10
-	msgs = stripToolResultDetails(r, msgs)  // 11
-	msgs = normalizeUsageSnapshots(r, msgs) // 12
-	msgs = providerReplayHook(r, msgs)      // 13
-	if responses {                          // 14
+	r.at(10)
+	msgs = rewriteToolCallIDs(r, msgs)
+	r.at(11)
+	msgs = stripToolResultDetails(r, msgs)
+	r.at(12)
+	msgs = normalizeUsageSnapshots(r, msgs)
+	r.at(13)
+	msgs = providerReplayHook(r, msgs)
+	r.at(14)
+	if responses {
 		if pairing {
 			msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: abortedResultText})
 		}
@@ -49,7 +62,8 @@ func replayOwned(r *Run, msgs []Message) ([]Message, error) {
 			return nil, err
 		}
 	}
-	if r.Policy.ApplyGoogleTurnOrdering { // 16 (15 writes a snapshot: never)
+	r.at(16) // (15 writes a snapshot: never)
+	if r.Policy.ApplyGoogleTurnOrdering {
 		msgs = googleTurnOrdering(r, msgs)
 		if responses {
 			if err := checkResponsesInvariant(r, msgs); err != nil {
@@ -57,9 +71,11 @@ func replayOwned(r *Run, msgs []Message) ([]Message, error) {
 			}
 		}
 	}
-	msgs = validateGeminiTurns(r, msgs)    // 17
-	msgs = validateAnthropicTurns(r, msgs) //
-	if pairing {                           // 18
+	r.at(17)
+	msgs = validateGeminiTurns(r, msgs)
+	msgs = validateAnthropicTurns(r, msgs)
+	r.at(18)
+	if pairing {
 		text := syntheticResultText
 		if responses {
 			text = abortedResultText
@@ -86,7 +102,7 @@ func checkResponsesInvariant(r *Run, msgs []Message) error {
 	if err == nil {
 		return nil
 	}
-	r.Changes = append(r.Changes, Change{Rule: ruleResponsesInvariant, Detail: err.Error(), Rejects: true})
+	r.addChange(Change{Rule: ruleResponsesInvariant, Detail: err.Error(), Rejects: true})
 	return err
 }
 

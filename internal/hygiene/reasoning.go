@@ -22,7 +22,7 @@ func dropReasoningFromHistory(r *Run, msgs []Message) []Message {
 	if !r.Policy.DropReasoningFromHistory {
 		return msgs
 	}
-	latestUser := latestUserIndex(msgs)
+	latestUser := latestUserIndex(r, msgs)
 	return stripThinking(r, msgs, func(i int) bool { return isCurrentToolTurn(msgs, i, latestUser) }, "reasoning/drop", "removed %d reasoning block(s) from history")
 }
 
@@ -31,24 +31,35 @@ func dropReasoningFromHistory(r *Run, msgs []Message) []Message {
 func isNotThinking(b *jsonl.Value) bool { return !isThinkingOrRedacted(b) }
 
 // latestUserIndex returns the index of the last message with role "user", or
-// -1.
-func latestUserIndex(msgs []Message) int {
+// -1. In a segment before the last one of a segmented replay, the latest
+// user message lies after the segment: it returns len(msgs).
+func latestUserIndex(r *Run, msgs []Message) int {
+	if r.seg.beforeLast() {
+		return len(msgs)
+	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if session.Role(&msgs[i].V) == session.RoleUser {
 			return i
 		}
 	}
+	r.seg.latestMissing("user message")
 	return -1
 }
 
 // latestAssistantWithArrayContent returns the index of the last assistant
 // message whose content is an array, or -1.
-func latestAssistantWithArrayContent(msgs []Message) int {
+// In a segment before the last one of a segmented replay it is -1: the
+// latest lies after the segment.
+func latestAssistantWithArrayContent(r *Run, msgs []Message) int {
+	if r.seg.beforeLast() {
+		return -1
+	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if isAssistantWithArrayContent(&msgs[i].V) {
 			return i
 		}
 	}
+	r.seg.latestMissing("assistant turn")
 	return -1
 }
 
@@ -114,13 +125,13 @@ func hasContinuationToolCall(msg *jsonl.Value) bool {
 // preserveLatestAssistantThinking reports whether the latest assistant turn
 // with array content is exempt from thinking cleanup (§3.7b): it is the last
 // message, or it is the current tool turn.
-func preserveLatestAssistantThinking(msgs []Message) bool {
-	latest := latestAssistantWithArrayContent(msgs)
+func preserveLatestAssistantThinking(r *Run, msgs []Message) bool {
+	latest := latestAssistantWithArrayContent(r, msgs)
 	switch {
 	case latest < 0:
 		return false
 	case latest == len(msgs)-1:
 		return true
 	}
-	return isCurrentToolTurn(msgs, latest, latestUserIndex(msgs))
+	return isCurrentToolTurn(msgs, latest, latestUserIndex(r, msgs))
 }

@@ -129,7 +129,7 @@ func TestPreserveLatestAssistantThinking(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := preserveLatestAssistantThinking(thinkTestMessages(t, tc.in...)); got != tc.want {
+			if got := preserveLatestAssistantThinking(&Run{}, thinkTestMessages(t, tc.in...)); got != tc.want {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})

@@ -42,8 +42,9 @@ func cleanupThinkingSignatures(r *Run, msgs []Message) []Message {
 	// OpenClaw decides the exemption on the list as it was before either
 	// step; neither step changes roles or whether content is an array, so
 	// deciding it first is the same.
-	preserveLatest := preserveLatestAssistantThinking(msgs)
+	preserveLatest := preserveLatestAssistantThinking(r, msgs)
 	msgs = stripPreCompactionSignatures(r, msgs)
+	r.phase = 1
 	return stripUnsignedThinking(r, msgs, preserveLatest)
 }
 
@@ -53,7 +54,7 @@ func cleanupThinkingSignatures(r *Run, msgs []Message) []Message {
 // latest parsable compactionSummary timestamp. Turns without a parsable
 // timestamp are left alone.
 func stripPreCompactionSignatures(r *Run, msgs []Message) []Message {
-	cutoff, ok := latestCompactionTimestamp(msgs)
+	cutoff, ok := r.compactionCutoff(msgs)
 	if !ok {
 		return msgs
 	}
@@ -147,7 +148,7 @@ func hasNonNullSignatureField(b *jsonl.Value) bool {
 func stripUnsignedThinking(r *Run, msgs []Message, preserveLatest bool) []Message {
 	exempt := -1
 	if preserveLatest {
-		exempt = latestAssistantWithArrayContent(msgs)
+		exempt = latestAssistantWithArrayContent(r, msgs)
 	}
 	var out []Message
 	for i := range msgs {

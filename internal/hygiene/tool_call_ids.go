@@ -58,10 +58,16 @@ func rewriteToolCallIDs(r *Run, msgs []Message) []Message {
 	}
 	var preserved map[int]bool
 	var reserved []string
+	res, earlier := r.seg.idResolver()
 	if allowsProviderOwnedThinkingReplay(r) {
-		preserved, reserved = signedThinkingTurnsKeepingIDs(msgs)
+		preserved, reserved = signedThinkingTurnsKeepingIDs(msgs, earlier)
 	}
-	res := newToolIDResolver(p.ToolCallIDMode, p.PreserveNativeAnthropicToolUseIDs, p.DuplicateToolCallIDStyle, reserved)
+	if res == nil {
+		res = newToolIDResolver(p.ToolCallIDMode, p.PreserveNativeAnthropicToolUseIDs, p.DuplicateToolCallIDStyle, reserved)
+		r.seg.keepResolver(res)
+	} else {
+		r.seg.reserveIDs(res, reserved)
+	}
 	rule := "tool-call-ids/" + p.ToolCallIDMode
 	var out []Message // a copy of msgs once a message changes
 	for i, m := range msgs {
@@ -344,9 +350,14 @@ func makeUniqueToolID(id string, used map[string]bool, mode string) string {
 // a turn with thinking and tool calls, every call with input, a non-blank
 // id unique in the turn, a valid name needing no trim, and no id reserved by
 // an earlier such turn.
-func signedThinkingTurnsKeepingIDs(msgs []Message) (map[int]bool, []string) {
+//
+// reserved holds the ids reserved by earlier segments of a segmented replay
+// (nil otherwise); the ids this call reserves are added to it.
+func signedThinkingTurnsKeepingIDs(msgs []Message, reserved map[string]bool) (map[int]bool, []string) {
 	preserved := map[int]bool{}
-	reserved := map[string]bool{}
+	if reserved == nil {
+		reserved = map[string]bool{}
+	}
 	var order []string
 	for i := range msgs {
 		m := &msgs[i].V

@@ -31,8 +31,8 @@ var toolCallBlockIDKeys = []string{"call_id", "tool_call_id", "toolCallId", "too
 // returned as they were; changed ones are copies.
 func sanitizeToolCallInputs(r *Run, msgs []Message) []Message {
 	allowThinking := allowsProviderOwnedThinkingReplay(r)
-	preserved := map[string]bool{} // ids of signed-thinking turns kept so far
-	prior := map[string]bool{}     // ids of every tool call kept so far
+	r.seg.checkHead(msgs, "tool-call input validation")
+	preserved, prior := r.seg.inputSets() // ids of signed-thinking turns / of every tool call kept so far
 	// out stays nil while the output is msgs[:i]; the first message removed
 	// or changed starts it as a copy of that prefix.
 	var out []Message

@@ -36,11 +36,14 @@ func validateAnthropicTurns(r *Run, msgs []Message) []Message {
 	if !r.Policy.ValidateAnthropicTurns {
 		return msgs
 	}
+	r.phase = 1
 	msgs = mergeConsecutive(r, msgs, session.RoleAssistant, mergeAssistantTurns)
+	r.phase = 2
 	msgs = stripDanglingToolCalls(r, msgs)
 	if r.Policy.AppendOnlyRuntimeContext && r.Target.ModelAPI == "anthropic-messages" {
 		return msgs
 	}
+	r.phase = 3
 	return mergeConsecutive(r, msgs, session.RoleUser, mergeUserTurns)
 }
 

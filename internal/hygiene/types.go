@@ -79,6 +79,16 @@ type Run struct {
 	ModelSwitchAt int64
 	ModelSwitched bool
 	Changes       []Change
+	// seg is the state a segmented replay carries between segments (nil
+	// when the whole list is replayed at once).
+	seg *segment
+	// step is the pipeline step running and phase the pass within it (the
+	// pipeline and the rules set them); changeSteps holds step and phase of
+	// each change: a segmented replay orders its changes by them, which is
+	// the order of the whole-list replay, where every pass runs over all
+	// messages before the next.
+	step, phase int
+	changeSteps []int
 }
 
 // NewRun returns a Run for target with OpenClaw's policy, the real clock and
@@ -96,8 +106,17 @@ func (r *Run) Record(rule string, m *Message, format string, args ...any) {
 	if m != nil {
 		c.Line, c.EntryID = m.Line, m.EntryID
 	}
-	r.Changes = append(r.Changes, c)
+	r.addChange(c)
 }
+
+// addChange appends c to the change log.
+func (r *Run) addChange(c Change) {
+	r.Changes = append(r.Changes, c)
+	r.changeSteps = append(r.changeSteps, r.step<<4|r.phase)
+}
+
+// at starts pipeline step n.
+func (r *Run) at(n int) { r.step, r.phase = n, 0 }
 
 // randomUUID returns a random RFC 4122 version 4 UUID.
 func randomUUID() string {

@@ -20,6 +20,7 @@ const ruleUsage = "usage/snapshot"
 // replaced by zeros).
 func normalizeUsageSnapshots(r *Run, msgs []Message) []Message {
 	zeroStaleUsage(r, msgs)
+	r.phase = 1
 	var space usageSpace
 	for i := range msgs {
 		m := &msgs[i]

@@ -125,6 +125,9 @@ type contextBuilder struct {
 	// extra holds parsed entries off the window (custom entries).
 	extra map[int32]*jsonl.Value
 	want  []wanted
+	// lazy leaves the window's messages out of the plan: a ContextStream
+	// parses them a chunk at a time.
+	lazy bool
 }
 
 // wanted is one line to parse and where its value goes.
@@ -164,7 +167,7 @@ func (b *contextBuilder) plan() {
 		r := b.rec(i)
 		switch r.typ {
 		case TypeMessage, TypeCustomMessage, TypeBranchSummary:
-			if i >= b.firstKept {
+			if i >= b.firstKept && (!b.lazy || b.inResetWindow(i)) {
 				b.need(i)
 			}
 			if r.typ == TypeMessage && r.role == roleAssistant {
@@ -193,6 +196,12 @@ func (b *contextBuilder) plan() {
 		}
 	}
 	sort.Slice(b.want, func(i, j int) bool { return b.want[i].rec < b.want[j].rec })
+}
+
+// inResetWindow reports a path index between a reset boundary's first kept
+// entry and the reset: resetKept reads those messages all at once.
+func (b *contextBuilder) inResetWindow(i int) bool {
+	return b.boundary >= 0 && b.rec(b.boundary).typ == TypeReset && i >= b.firstKept && i < b.boundary
 }
 
 // need marks path node i for parsing.
@@ -353,34 +362,61 @@ func (b *contextBuilder) block(want []wanted, start int) (end int, from, to int6
 
 // messages is iterateSessionContextMessages.
 func (b *contextBuilder) messages(ctx *Context) error {
-	var resetKept map[int]bool
+	w, err := b.window()
+	if err != nil {
+		return err
+	}
+	ctx.Messages = append(ctx.Messages, w.head...)
+	ctx.Messages = growMessages(ctx.Messages, len(b.path.Nodes))
+	for i := w.start; i < len(b.path.Nodes); i++ {
+		if ctx.Messages, err = b.appendMessage(ctx.Messages, &w, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// contextWindow is where the context's messages come from: head (the
+// compaction summary, if any) and then the path entries from start on that
+// appendMessage keeps.
+type contextWindow struct {
+	head      []ContextMessage
+	start     int
+	resetKept map[int]bool
+}
+
+// window finds the context window; the boundary entry (and, after a reset,
+// the retained messages) must be parsed.
+func (b *contextBuilder) window() (contextWindow, error) {
+	var w contextWindow
 	if b.boundary >= 0 {
 		r := b.rec(b.boundary)
 		if r.typ == TypeCompaction {
 			v, err := b.compactionSummary(b.boundary)
 			if err != nil {
-				return err
+				return w, err
 			}
-			ctx.Messages = append(ctx.Messages, b.message(b.boundary, v))
+			w.head = []ContextMessage{b.message(b.boundary, v)}
 		} else {
-			resetKept = b.resetKept()
+			w.resetKept = b.resetKept()
 		}
+		w.start = max(b.firstKept, 0)
 	}
-	ctx.Messages = growMessages(ctx.Messages, len(b.path.Nodes))
-	for i := range b.path.Nodes {
-		retained := i < b.boundary
-		if i == b.boundary || retained && (i < b.firstKept || resetKept != nil && !resetKept[i]) {
-			continue
-		}
-		v, ok, err := b.project(i, retained, resetKept != nil && resetKept[i])
-		if err != nil {
-			return err
-		}
-		if ok {
-			ctx.Messages = append(ctx.Messages, b.message(i, v))
-		}
+	return w, nil
+}
+
+// appendMessage appends path entry i's context message, if it has one, to
+// msgs; the entry must be parsed when it is of a type that has one.
+func (b *contextBuilder) appendMessage(msgs []ContextMessage, w *contextWindow, i int) ([]ContextMessage, error) {
+	retained := i < b.boundary
+	if i == b.boundary || retained && (i < b.firstKept || w.resetKept != nil && !w.resetKept[i]) {
+		return msgs, nil
 	}
-	return nil
+	v, ok, err := b.project(i, retained, w.resetKept != nil && w.resetKept[i])
+	if err != nil || !ok {
+		return msgs, err
+	}
+	return append(msgs, b.message(i, v)), nil
 }
 
 func growMessages(m []ContextMessage, n int) []ContextMessage {

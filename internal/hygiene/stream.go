@@ -1,0 +1,359 @@
+package hygiene
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+)
+
+// Segmented replay: the replay of a large session, a segment at a time, so
+// that memory stays bounded by the segment, not the session.
+//
+// Every rule works on the whole message list, but what most of them decide
+// for a message depends only on its neighbours up to the next assistant
+// turn. A segment ends between an assistant turn without tool calls and the
+// user message after it. There, no tool-call frame, turn merge or
+// result look-ahead crosses the cut, so the rules give each segment what the
+// whole-list replay gives it, given the few things carried from segment to
+// segment (the id rewriter's state, the signed-thinking ids kept so far, the
+// latest compaction's time) and the one thing that only the last segment
+// knows (which turn is the latest).
+//
+// Where that reasoning could fail on an unusual session (the assistant or
+// user at a cut removed or merged by a rule, a tool result or a tool-call id
+// that reaches back over a cut, a compaction summary after the first
+// segment, a reserved id an earlier segment already handed out, a last
+// segment without its latest turns), the replay stops with a
+// *SegmentHazard: the caller discards what it wrote and replays the whole
+// list with ReplayContext instead. Segmenting is an optimisation; it never
+// changes the result.
+
+// SegmentHazard reports that a segmented replay cannot be trusted to equal
+// the whole-list replay of the session.
+type SegmentHazard struct {
+	Reason string
+}
+
+func (h *SegmentHazard) Error() string { return "segmented replay not exact: " + h.Reason }
+
+// minSegmentMessages is the least number of messages a segment (but the
+// last) holds: per-segment costs are then negligible, and memory stays a
+// few megabytes.
+var minSegmentMessages = 4096 // a variable for tests
+
+// Streamable reports whether r's target can be replayed segment by segment.
+// The Responses family cannot: its call-id normalisation and its invariant
+// (which fails the whole replay) read the whole history.
+func Streamable(r *Run) bool { return !isResponsesAPI(r.Target.ModelAPI) }
+
+// ReplayStream replays, for r.Target, the context of a session's active
+// branch given as facts (the context without its messages) and next, which
+// returns the messages in order, a chunk at a time, and io.EOF after the
+// last. emit receives the replayed messages in order, a segment at a time;
+// the messages it gets are not used again. The result equals ReplayContext's,
+// or ReplayStream returns a *SegmentHazard (after possibly emitting some
+// messages) and the caller must replay the whole list instead. Other errors
+// are next's and emit's. r must be Streamable.
+func ReplayStream(r *Run, facts *session.Context, next func() ([]session.ContextMessage, error), emit func([]Message) error) error {
+	if !Streamable(r) {
+		return fmt.Errorf("replay for %s cannot be segmented", r.Target.ModelAPI)
+	}
+	ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
+	r.seg = newSegment()
+	defer func() { r.seg = nil }()
+	var c cutter
+	eof := false
+	for {
+		cut := c.find()
+		if cut < 0 && !eof {
+			chunk, err := next()
+			if errors.Is(err, io.EOF) {
+				eof = true
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			c.add(chunk)
+			continue
+		}
+		final := cut < 0
+		if final {
+			cut = len(c.msgs)
+			if cut == 0 { // an empty context replays to nothing
+				return nil
+			}
+		}
+		out, err := r.replaySegment(c.msgs[:cut], final)
+		if err != nil {
+			return err
+		}
+		if err := emit(out); err != nil {
+			return err
+		}
+		if final {
+			r.orderChanges()
+			return nil
+		}
+		c.drop(cut)
+	}
+}
+
+// cutter collects messages and finds where the next segment ends.
+type cutter struct {
+	msgs []Message
+	from int // cut candidates before from have been looked at
+}
+
+func (c *cutter) add(chunk []session.ContextMessage) {
+	for _, cm := range chunk {
+		c.msgs = append(c.msgs, Message{V: cm.V, Line: cm.Line, EntryID: cm.EntryID})
+	}
+}
+
+// drop removes the first n messages (a replayed segment).
+func (c *cutter) drop(n int) {
+	rest := make([]Message, len(c.msgs)-n, max(len(c.msgs)-n, minSegmentMessages))
+	copy(rest, c.msgs[n:])
+	c.msgs, c.from = rest, 0
+}
+
+// find returns where the collected messages can be cut, or -1: the first
+// cut point after minSegmentMessages messages that has another cut point
+// after it. The later cut point guarantees the rest holds an assistant turn
+// as well as a user message (the latest turns the last segment must see).
+func (c *cutter) find() int {
+	first := -1
+	for p := max(c.from, minSegmentMessages, 1); p < len(c.msgs); p++ {
+		if !isCutPoint(c.msgs, p) {
+			continue
+		}
+		if first >= 0 {
+			return first
+		}
+		first = p
+	}
+	if first >= 0 {
+		c.from = first // look again from there when more messages come
+	} else {
+		c.from = max(len(c.msgs), 1)
+	}
+	return -1
+}
+
+// isCutPoint reports a possible cut before msgs[p]: an assistant turn with
+// array content and no tool call, then a user message.
+func isCutPoint(msgs []Message, p int) bool {
+	prev, cur := &msgs[p-1].V, &msgs[p].V
+	return session.Role(cur) == session.RoleUser && isAssistantWithArrayContent(prev) &&
+		len(session.ToolCalls(prev)) == 0 && !hasContinuationToolCall(prev)
+}
+
+// segment is what a segmented replay carries between segments.
+type segment struct {
+	first, last bool
+	hazard      string
+	// cutoff is the latest compaction summary's time (set by the first
+	// segment, which holds every compaction summary).
+	cutoff    float64
+	hasCutoff bool
+	// preserved and prior are sanitizeToolCallInputs' id sets.
+	preserved, prior map[string]bool
+	// resolver and reserved are rewriteToolCallIDs' state.
+	resolver *toolIDResolver
+	reserved map[string]bool
+	// ids are the tool-call and tool-result ids of earlier segments.
+	ids map[string]bool
+}
+
+func newSegment() *segment {
+	return &segment{first: true, preserved: map[string]bool{}, prior: map[string]bool{},
+		reserved: map[string]bool{}, ids: map[string]bool{}}
+}
+
+// replaySegment replays one segment and checks that the cut held.
+func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
+	s := r.seg
+	s.last = last
+	n := len(msgs)
+	first, end := messageKey(&msgs[0]), messageKey(&msgs[n-1])
+	s.checkInput(msgs)
+	out, err := replayOwned(r, msgs)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case s.hazard != "":
+	case !s.first && (len(out) == 0 || messageKey(&out[0]) != first || session.Role(&out[0].V) != session.RoleUser):
+		s.fail("the user message after a cut did not survive as it was")
+	case !last && (len(out) == 0 || messageKey(&out[len(out)-1]) != end || session.Role(&out[len(out)-1].V) != session.RoleAssistant):
+		s.fail("the assistant turn before a cut did not survive as it was")
+	}
+	if s.hazard != "" {
+		return nil, &SegmentHazard{Reason: s.hazard}
+	}
+	s.first = false
+	return out, nil
+}
+
+// messageKey identifies a context message by where it came from.
+func messageKey(m *Message) string { return fmt.Sprint(m.Line, "\x00", m.EntryID) }
+
+// checkInput rejects what a later segment may not hold: a compaction
+// summary (the rules measure earlier turns against it) and a tool-call or
+// tool-result id an earlier segment holds (pairing and the id rewriter
+// look for them across the whole history).
+func (s *segment) checkInput(msgs []Message) {
+	var ids []string
+	for i := range msgs {
+		v := &msgs[i].V
+		if !s.first && session.Role(v) == session.RoleCompactionSummary {
+			s.fail("a compaction summary after the first segment")
+			return
+		}
+		ids = appendMessageIDs(ids, v)
+	}
+	if !s.first {
+		for _, id := range ids {
+			if s.ids[id] {
+				s.fail(fmt.Sprintf("tool id %q appears on both sides of a cut", id))
+				return
+			}
+		}
+	}
+	for _, id := range ids {
+		s.ids[id] = true
+	}
+}
+
+// appendMessageIDs appends every id a tool call or tool result of the
+// message may be matched by, as given and trimmed: the id fields of the
+// message and of its content blocks.
+func appendMessageIDs(ids []string, v *jsonl.Value) []string {
+	add := func(b *jsonl.Value) {
+		for _, k := range messageIDKeys {
+			if id, ok := b.GetStr(k); ok {
+				ids = append(ids, id)
+				if t := jsonl.TrimJS(id); t != id {
+					ids = append(ids, t)
+				}
+			}
+		}
+	}
+	add(v)
+	for _, it := range v.Get("content").Items() {
+		add(&it.Value)
+	}
+	return ids
+}
+
+// messageIDKeys are the fields tool calls and results carry ids in.
+var messageIDKeys = []string{"id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"}
+
+// fail records the first hazard.
+func (s *segment) fail(reason string) {
+	if s != nil && s.hazard == "" {
+		s.hazard = reason
+	}
+}
+
+// beforeLast reports a segment other than the last of a segmented replay.
+func (s *segment) beforeLast() bool { return s != nil && !s.last }
+
+// latestMissing is called when the last segment lacks a latest turn of the
+// kind the rules look for: the whole list may have one before the segment.
+func (s *segment) latestMissing(what string) {
+	if s != nil && !s.first {
+		s.fail("the last segment has no " + what)
+	}
+}
+
+// checkHead fails a segment after the first when a tool result comes before
+// its first tool-calling assistant: in the whole list it would belong to a
+// turn of the segment before.
+func (s *segment) checkHead(msgs []Message, rule string) {
+	if s == nil || s.first {
+		return
+	}
+	for i := range msgs {
+		v := &msgs[i].V
+		switch role := session.Role(v); {
+		case role == session.RoleAssistant && len(session.ToolCalls(v)) > 0:
+			return
+		case role == session.RoleToolResult || role == "tool" || !v.IsObject():
+			s.fail(rule + ": a tool result before the segment's first tool call")
+			return
+		}
+	}
+}
+
+// inputSets returns sanitizeToolCallInputs' id sets: fresh ones, or the
+// segmented replay's.
+func (s *segment) inputSets() (preserved, prior map[string]bool) {
+	if s == nil {
+		return map[string]bool{}, map[string]bool{}
+	}
+	return s.preserved, s.prior
+}
+
+// idResolver returns the id rewriter of earlier segments (nil for the first
+// segment, or without segments) and the ids they reserved (nil without
+// segments).
+func (s *segment) idResolver() (*toolIDResolver, map[string]bool) {
+	if s == nil {
+		return nil, nil
+	}
+	return s.resolver, s.reserved
+}
+
+// keepResolver keeps the id rewriter for the next segments.
+func (s *segment) keepResolver(res *toolIDResolver) {
+	if s != nil {
+		s.resolver = res
+	}
+}
+
+// reserveIDs reserves ids a later segment's signed-thinking turns keep. The
+// whole-list replay reserves them before any rewrite: an id an earlier
+// segment already handed out is a hazard.
+func (s *segment) reserveIDs(res *toolIDResolver, ids []string) {
+	for _, id := range ids {
+		if res.used[id] {
+			s.fail(fmt.Sprintf("reserved tool-call id %q already handed out", id))
+		}
+		res.used[id] = true
+	}
+}
+
+// compactionCutoff is latestCompactionTimestamp(msgs), or in a segmented
+// replay the first segment's.
+func (r *Run) compactionCutoff(msgs []Message) (float64, bool) {
+	s := r.seg
+	if s == nil {
+		return latestCompactionTimestamp(msgs)
+	}
+	if s.first {
+		s.cutoff, s.hasCutoff = latestCompactionTimestamp(msgs)
+	}
+	return s.cutoff, s.hasCutoff
+}
+
+// orderChanges orders the change log by pipeline step and pass, and
+// otherwise keeps the order the rules recorded the changes in: a no-op for
+// the whole-list replay, and its order for a segmented one.
+func (r *Run) orderChanges() {
+	idx := make([]int, len(r.Changes))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return r.changeSteps[idx[a]] < r.changeSteps[idx[b]] })
+	changes, steps := make([]Change, len(idx)), make([]int, len(idx))
+	for i, k := range idx {
+		changes[i], steps[i] = r.Changes[k], r.changeSteps[k]
+	}
+	r.Changes, r.changeSteps = changes, steps
+}

@@ -1,0 +1,198 @@
+package hygiene
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+)
+
+// TestReplayStreamMatchesWhole replays sessions segment by segment, with
+// segments as small as one message, and checks that every segmented replay
+// either equals the whole-list replay (messages, lines and changes) or
+// reports a SegmentHazard. The sessions are the conformance cases and long
+// sessions stitched from all of them (every damage shape the corpus has,
+// between ordinary turns), for every conformance target.
+func TestReplayStreamMatchesWhole(t *testing.T) {
+	sessions := map[string][]byte{}
+	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	for _, c := range cases {
+		if isImageCase(filepath.Base(c)) {
+			continue // per-message rules, and slow to replay many times
+		}
+		data, err := os.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions[filepath.Base(c)] = data
+	}
+	var small []string // images take long to resize: stitched sessions go without
+	for _, c := range cases {
+		if !isImageCase(filepath.Base(c)) {
+			small = append(small, c)
+		}
+	}
+	for seed := range uint64(24) {
+		sessions[fmt.Sprintf("stitched-%d", seed)] = stitchSession(t, small, seed)
+	}
+	defer func(n int) { minSegmentMessages = n }(minSegmentMessages)
+	var segmented, hazards int
+	for _, ct := range readConformanceTargets(t) {
+		if !Streamable(conformanceRun(ct.Target)) {
+			continue
+		}
+		for name, data := range sessions {
+			for _, minSeg := range []int{1, 40} {
+				minSegmentMessages = minSeg
+				n, err := compareStreamWithWhole(data, ct.Target)
+				var h *SegmentHazard
+				switch {
+				case errors.As(err, &h):
+					hazards++
+					if strings.HasPrefix(name, "stitched") {
+						t.Logf("%s [%s] segments of %d: %v", name, ct.Name, minSeg, h)
+					}
+				case err != nil:
+					t.Errorf("%s [%s] segments of %d: %v", name, ct.Name, minSeg, err)
+				case n > 1:
+					segmented++
+				}
+			}
+		}
+	}
+	t.Logf("%d segmented replays equal to the whole-list replay, %d hazards found", segmented, hazards)
+	if segmented < 150 {
+		t.Errorf("only %d replays were segmented: the test does not exercise the cuts", segmented)
+	}
+}
+
+// compareStreamWithWhole replays data both ways for target and returns the
+// number of segments, a *SegmentHazard, or the first difference.
+func compareStreamWithWhole(data []byte, target Target) (int, error) {
+	ctx, err := session.ReadContext(bytes.NewReader(data))
+	if err != nil {
+		return 0, nil // the loader's errors are not the replay's
+	}
+	whole := conformanceRun(target)
+	want, wantErr := ReplayContext(whole, ctx)
+	s, err := session.OpenContext(bytes.NewReader(data))
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		for { // drain, so the stream's goroutine ends
+			if _, err := s.Next(); err != nil {
+				return
+			}
+		}
+	}()
+	run := conformanceRun(target)
+	var got []Message
+	segments := 0
+	err = ReplayStream(run, s.Facts, s.Next, func(out []Message) error {
+		segments++
+		got = append(got, out...)
+		return nil
+	})
+	if err != nil || wantErr != nil {
+		if errors.As(err, new(*SegmentHazard)) {
+			return segments, err
+		}
+		return segments, fmt.Errorf("error %v, whole-list replay's %v", err, wantErr)
+	}
+	if len(got) != len(want) {
+		return segments, fmt.Errorf("%d messages, want %d", len(got), len(want))
+	}
+	for i := range want {
+		g, w := &got[i], &want[i]
+		if g.Line != w.Line || g.EntryID != w.EntryID || !jsonl.Equal(&g.V, &w.V) {
+			return segments, fmt.Errorf("message %d: line %d %s, want line %d %s", i, g.Line, jsonl.MarshalString(g.V), w.Line, jsonl.MarshalString(w.V))
+		}
+	}
+	if (len(run.Changes) > 0 || len(whole.Changes) > 0) && !reflect.DeepEqual(run.Changes, whole.Changes) {
+		return segments, fmt.Errorf("changes differ:\n got %v\nwant %v", run.Changes, whole.Changes)
+	}
+	return segments, nil
+}
+
+// stitchSession builds one long session from the message entries of every
+// conformance case, in an order drawn from seed, chained into one branch,
+// with ordinary question-and-answer turns between the cases (where a
+// segmented replay can cut).
+func stitchSession(t *testing.T, cases []string, seed uint64) []byte {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	order := rng.Perm(len(cases))[:6]
+	var b bytes.Buffer
+	b.WriteString(`{"type":"session","version":3,"id":"stitched","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	n, parent := 0, "null"
+	add := func(e jsonl.Value) {
+		n++
+		id := fmt.Sprintf("s%07d", n)
+		e.Set("id", jsonl.StringValue(id))
+		p := jsonl.NullValue()
+		if parent != "null" {
+			p = jsonl.StringValue(parent)
+		}
+		e.Set("parentId", p)
+		b.WriteString(jsonl.MarshalString(e))
+		b.WriteByte('\n')
+		parent = id
+	}
+	plain := func(k int) {
+		for _, line := range []string{
+			`{"type":"message","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"question %d","timestamp":1767225600000}}`,
+			`{"type":"message","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"answer %d"}],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2},"stopReason":"stop","timestamp":1767225600000,"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5"}}`,
+		} {
+			v, err := jsonl.Parse([]byte(fmt.Sprintf(line, k)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(v)
+		}
+	}
+	for k, i := range order {
+		plain(k)
+		data, err := os.ReadFile(cases[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			v, err := jsonl.Parse([]byte(line))
+			if err != nil || !v.IsObject() || v.Get("type").StrOr("") != "message" || !v.Get("message").IsObject() {
+				continue
+			}
+			suffixIDs(v.Get("message"), k)
+			add(v)
+		}
+		plain(k)
+	}
+	return b.Bytes()
+}
+
+// suffixIDs makes the tool ids of a stitched case its own, as the ids of
+// different turns of one session are.
+func suffixIDs(msg *jsonl.Value, k int) {
+	suffix := func(v *jsonl.Value) {
+		for _, key := range messageIDKeys {
+			if id, ok := v.GetStr(key); ok && id != "" {
+				v.Set(key, jsonl.StringValue(fmt.Sprintf("%s_%d", id, k)))
+			}
+		}
+	}
+	suffix(msg)
+	content := msg.Get("content")
+	for i := range content.Len() {
+		if b := content.Index(i); b.IsObject() {
+			suffix(b)
+		}
+	}
+}

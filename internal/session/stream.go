@@ -1,0 +1,155 @@
+package session
+
+import (
+	"io"
+	"math"
+	"sort"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+)
+
+// ContextStream is the context of a session's active branch read lazily,
+// for sessions too large to hold parsed: Facts is the Context without its
+// messages, and Next returns the messages in order, a chunk at a time. A
+// goroutine parses the next chunk while the caller works on the current
+// one, so at most a few chunks are in memory at once.
+type ContextStream struct {
+	// Facts is the context with Messages empty.
+	Facts  *Context
+	chunks chan streamChunk
+	stop   chan struct{}
+}
+
+// streamChunk is one chunk of messages, or the error that ends the stream.
+type streamChunk struct {
+	msgs []ContextMessage
+	err  error
+}
+
+// streamChunkBytes is about how many line bytes one chunk of the stream
+// parses: large enough that the hand-over between goroutines costs nothing,
+// small enough that a few chunks in flight stay small next to the file.
+var streamChunkBytes int64 = 1 << 20 // a variable for tests
+
+// OpenContext loads a transcript from r and opens a stream of its active
+// branch's context. Like ReadContext it reads r twice: the envelopes first,
+// then, as the stream is read, the lines the context needs. The caller must
+// read the stream to its end (io.EOF) or Close it.
+func OpenContext(r io.ReaderAt) (*ContextStream, error) {
+	t, err := load(io.NewSectionReader(r, 0, math.MaxInt64), readerSize(r))
+	if err != nil {
+		return nil, err
+	}
+	b := &contextBuilder{t: t, path: t.tree.Branch(), lazy: true}
+	b.plan()
+	if err := b.read(r); err != nil {
+		return nil, err
+	}
+	facts := &Context{ThinkingLevel: "off", Lines: t.Lines, MalformedLines: t.MalformedLines}
+	if i, ok := t.tree.Leaf(); ok {
+		facts.LeafID = t.tree.nodes[i].id
+	}
+	b.branchFacts(facts)
+	b.customEntries(facts)
+	w, err := b.window()
+	if err != nil {
+		return nil, err
+	}
+	s := &ContextStream{Facts: facts, chunks: make(chan streamChunk, 2), stop: make(chan struct{})}
+	go s.produce(b, r, w)
+	return s, nil
+}
+
+// Next returns the next chunk of messages (never empty), or io.EOF after
+// the last one. Another error (a line that changed while it was read, or
+// one OpenClaw's loader throws on) ends the stream.
+func (s *ContextStream) Next() ([]ContextMessage, error) {
+	c, ok := <-s.chunks
+	if !ok {
+		return nil, io.EOF
+	}
+	return c.msgs, c.err
+}
+
+// Close stops the stream early. It may be called once, at any time,
+// including after io.EOF.
+func (s *ContextStream) Close() {
+	close(s.stop)
+	for range s.chunks { // let the producer see stop and finish
+	}
+}
+
+// produce parses and projects the window chunk by chunk and sends the
+// chunks in order; it closes s.chunks when done.
+func (s *ContextStream) produce(b *contextBuilder, r io.ReaderAt, w contextWindow) {
+	defer close(s.chunks)
+	send := func(c streamChunk) bool {
+		select {
+		case s.chunks <- c:
+			return true
+		case <-s.stop:
+			return false
+		}
+	}
+	if len(w.head) > 0 && !send(streamChunk{msgs: w.head}) {
+		return
+	}
+	n := len(b.path.Nodes)
+	var p parsePart
+	for start := w.start; start < n; {
+		end := b.chunkEnd(start)
+		if err := p.parse(b, r, start, end); err != nil {
+			send(streamChunk{err: err})
+			return
+		}
+		msgs := make([]ContextMessage, 0, end-start)
+		for i := start; i < end; i++ {
+			var err error
+			if msgs, err = b.appendMessage(msgs, &w, i); err != nil {
+				send(streamChunk{err: err})
+				return
+			}
+			b.vals[i] = jsonl.Value{} // the message holds what it needs
+		}
+		if len(msgs) > 0 && !send(streamChunk{msgs: msgs}) {
+			return
+		}
+		start = end
+	}
+}
+
+// chunkEnd is the end of the chunk of path entries starting at start: about
+// streamChunkBytes of lines.
+func (b *contextBuilder) chunkEnd(start int) int {
+	var size int64
+	i := start
+	for ; i < len(b.path.Nodes) && size < streamChunkBytes; i++ {
+		size += int64(b.rec(i).n)
+	}
+	return i
+}
+
+// parsePart is the reusable state of the stream's parsing.
+type parsePart struct {
+	want []wanted
+}
+
+// parse parses the not yet parsed message, custom message and branch
+// summary entries among path entries [start, end).
+func (p *parsePart) parse(b *contextBuilder, r io.ReaderAt, start, end int) error {
+	p.want = p.want[:0]
+	for i := start; i < end; i++ {
+		switch b.rec(i).typ {
+		case TypeMessage, TypeCustomMessage, TypeBranchSummary:
+			if b.vals[i].Kind() == jsonl.Null {
+				p.want = append(p.want, wanted{rec: int32(b.path.Nodes[i]), dst: &b.vals[i]})
+			}
+		}
+	}
+	if len(p.want) == 0 {
+		return nil
+	}
+	// readPart reads in file order; a branch may go back in the file.
+	sort.Slice(p.want, func(i, j int) bool { return p.want[i].rec < p.want[j].rec })
+	return b.readPart(r, p.want)
+}
