@@ -21,9 +21,12 @@ const (
 	memoryTick        = 50 * time.Millisecond
 )
 
-// governMemory starts the governor; the returned function stops it and
-// restores the previous limit.
-func governMemory() (stop func()) {
+// governMemory starts the governor with memoryHeadroom; the returned
+// function stops it and restores the previous limit.
+func governMemory() (stop func()) { return governMemoryWith(memoryHeadroom) }
+
+// governMemoryWith starts the governor with the given headroom.
+func governMemoryWith(headroom uint64) (stop func()) {
 	prev := debug.SetMemoryLimit(-1)
 	prevPercent := debug.SetGCPercent(-1)
 	done := make(chan struct{})
@@ -37,7 +40,7 @@ func governMemory() (stop func()) {
 			metrics.Read(sample)
 			if sample[0].Value.Kind() == metrics.KindUint64 {
 				live := sample[0].Value.Uint64()
-				debug.SetMemoryLimit(int64(min(live+memoryHeadroom+memoryRuntimeCost, math.MaxInt64)))
+				debug.SetMemoryLimit(int64(min(live+headroom+memoryRuntimeCost, math.MaxInt64)))
 			}
 			select {
 			case <-done:

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -81,25 +82,33 @@ ENVIRONMENT
 
 // runReplay loads the session, resolves the target and prints the replay.
 func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) error {
-	sctx, err := loadReplayContext(a, path)
+	src, closeSrc, err := openReplaySource(a, path)
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
+	stream, err := session.OpenContext(src)
+	err = wrapLoadError(path, err)
 	var le *session.LoaderError
 	if err != nil && !errors.As(err, &le) {
 		return err
 	}
+	var facts *session.Context
+	if stream != nil {
+		facts = stream.Facts
+		defer stream.Close()
+	}
 	target, err := check.CompleteTarget(hygiene.Target{Provider: opts.provider, ModelAPI: opts.modelAPI,
-		ModelID: opts.modelID, Reasoning: opts.reasoning}, sctx)
+		ModelID: opts.modelID, Reasoning: opts.reasoning}, facts)
 	if errors.Is(err, check.ErrNoProvider) {
 		return usageErrorf("replay: no provider: the session records no model; give --provider (and --model-api, --model-id)")
 	}
 	target.ImageMaxDimensionPx = a.settings.ImageMaxDimensionPx
-	r := hygiene.NewRun(target)
-	now, err := replayClock(a)
+	newRun, err := replayRunFactory(a, target)
 	if err != nil {
 		return err
 	}
-	if now != nil {
-		r.Now = now
-	}
+	r := newRun()
 	if opts.policyOnly {
 		if opts.format == "json" {
 			return report.ReplayPolicyJSON(a.Out, r)
@@ -114,11 +123,48 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 		}
 		return &exitError{code: exitFindings, err: le}
 	}
+	if hygiene.Streamable(r) {
+		stopGovernor := governMemoryWith(replayHeadroom(src))
+		done, err := replaySegmented(ctx, a, opts, r, stream)
+		stopGovernor()
+		if done || err != nil {
+			return err
+		}
+		// A session the segmented replay cannot vouch for: replay it whole.
+		r = newRun()
+		sctx, err := session.ReadContext(src)
+		if err != nil {
+			return wrapLoadError(path, err)
+		}
+		return replayWhole(ctx, a, opts, r, sctx)
+	}
+	sctx, err := stream.Collect()
+	if err != nil {
+		return wrapLoadError(path, err)
+	}
+	return replayWhole(ctx, a, opts, r, sctx)
+}
+
+// replayHeadroom is the garbage the segmented replay lets accumulate
+// between collections: a quarter of the session file (parsing makes about
+// twice the file's size in garbage, so about eight collections), at least
+// 32 MiB.
+func replayHeadroom(f *os.File) uint64 {
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	return uint64(max(size/4, 32<<20))
+}
+
+// replayWhole replays a loaded context and prints the result.
+func replayWhole(ctx context.Context, a *app, opts *replayOptions, r *hygiene.Run, sctx *session.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	contextLen := len(sctx.Messages)
 	msgs, replayErr := hygiene.ReplayContext(r, sctx)
+	var err error
 	if opts.format == "json" {
 		err = report.ReplayJSON(a.Out, r, msgs, replayErr, opts.diff)
 	} else {
@@ -128,9 +174,120 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 		return err
 	}
 	if replayErr != nil {
-		return &exitError{code: exitFindings, err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", target.Provider, replayErr)}
+		return &exitError{code: exitFindings, err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", r.Target.Provider, replayErr)}
 	}
 	return nil
+}
+
+// replaySegmented replays the stream segment by segment (memory bounded by
+// a segment, whatever the session's size), spooling the replayed messages
+// to a temporary file, and prints the result. It reports done = false,
+// having printed nothing, when the session needs the whole-list replay: a
+// segmentation hazard, or a line the stream could not read (the whole-list
+// load reports it).
+func replaySegmented(ctx context.Context, a *app, opts *replayOptions, r *hygiene.Run, stream *session.ContextStream) (done bool, err error) {
+	spool, closeSpool, err := newTempFile("openclaw-doctor-replay-*")
+	if err != nil {
+		return false, fmt.Errorf("spooling the replay: %w", err)
+	}
+	defer closeSpool()
+	w := bufio.NewWriterSize(spool, 1<<20)
+	var asJSON report.ReplayMessagesJSON
+	var asText report.ReplayMessagesText
+	contextLen, sent := 0, 0
+	var streamErr error
+	next := func() ([]session.ContextMessage, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		msgs, err := stream.Next()
+		if err != nil && !errors.Is(err, io.EOF) {
+			streamErr = err
+		}
+		contextLen += len(msgs)
+		return msgs, err
+	}
+	var writeErr error
+	emit := func(msgs []hygiene.Message) error {
+		sent += len(msgs)
+		if opts.format == "json" {
+			writeErr = asJSON.Write(w, msgs)
+		} else {
+			writeErr = asText.Write(w, msgs)
+		}
+		return writeErr
+	}
+	err = hygiene.ReplayStream(r, stream.Facts, next, emit)
+	switch {
+	case err == nil:
+	case writeErr != nil:
+		return false, fmt.Errorf("spooling the replay: %w", writeErr)
+	case ctx.Err() != nil:
+		return false, ctx.Err()
+	case streamErr != nil || errors.As(err, new(*hygiene.SegmentHazard)):
+		return false, nil
+	default:
+		return false, err
+	}
+	if err := w.Flush(); err != nil {
+		return false, fmt.Errorf("spooling the replay: %w", err)
+	}
+	return true, printSpooled(a, opts, r, spool, contextLen, sent)
+}
+
+// printSpooled prints the replay document around the spooled messages.
+func printSpooled(a *app, opts *replayOptions, r *hygiene.Run, spool *os.File, contextLen, sent int) error {
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	var err error
+	if opts.format == "json" {
+		err = report.ReplayJSONHead(a.Out, r)
+	} else {
+		err = report.ReplayTextHead(a.Out, r, contextLen, sent)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(a.Out, spool); err != nil {
+		return err
+	}
+	if opts.format == "json" {
+		return report.ReplayJSONTail(a.Out, r, opts.diff)
+	}
+	return report.ReplayTextTail(a.Out, r, opts.diff)
+}
+
+// newTempFile creates a temporary file and the function that closes and
+// removes it. Where the system allows it the file is removed at once, so
+// that nothing is left behind even when the process is killed.
+func newTempFile(pattern string) (*os.File, func(), error) {
+	f, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := f.Name()
+	_ = os.Remove(name) // fails on Windows while the file is open
+	return f, func() {
+		f.Close()
+		os.Remove(name)
+	}, nil
+}
+
+// replayRunFactory returns a function making a fresh Run for target with
+// the clock nowEnv sets.
+func replayRunFactory(a *app, target hygiene.Target) (func() *hygiene.Run, error) {
+	now, err := replayClock(a)
+	if err != nil {
+		return nil, err
+	}
+	return func() *hygiene.Run {
+		r := hygiene.NewRun(target)
+		if now != nil {
+			r.Now = now
+		}
+		return r
+	}, nil
 }
 
 // nowEnv freezes the clock replay reads (the time of a model switch, the
@@ -152,27 +309,25 @@ func replayClock(a *app) (func() time.Time, error) {
 	return func() time.Time { return now }, nil
 }
 
-// loadReplayContext reads the context of the session's active branch from
-// path, or from standard input (spooled to a temporary file, as the loader
-// reads twice).
-func loadReplayContext(a *app, path string) (*session.Context, error) {
+// openReplaySource opens path, or spools standard input to a temporary file
+// (the loader reads its input twice, the second time at offsets), and
+// returns the function that closes it.
+func openReplaySource(a *app, path string) (*os.File, func(), error) {
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		defer f.Close()
-		ctx, err := session.ReadContext(f)
-		return ctx, wrapLoadError(path, err)
+		return f, func() { f.Close() }, nil
 	}
 	tmp, err := spoolStdin(a)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
-	ctx, err := session.ReadContext(tmp)
-	return ctx, wrapLoadError("-", err)
+	return tmp, func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}, nil
 }
 
 // spoolStdin copies standard input to a temporary file, for readers that

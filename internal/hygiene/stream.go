@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -110,6 +111,9 @@ type cutter struct {
 }
 
 func (c *cutter) add(chunk []session.ContextMessage) {
+	if c.msgs == nil {
+		c.msgs = make([]Message, 0, 2*minSegmentMessages)
+	}
 	for _, cm := range chunk {
 		c.msgs = append(c.msgs, Message{V: cm.V, Line: cm.Line, EntryID: cm.EntryID})
 	}
@@ -117,7 +121,7 @@ func (c *cutter) add(chunk []session.ContextMessage) {
 
 // drop removes the first n messages (a replayed segment).
 func (c *cutter) drop(n int) {
-	rest := make([]Message, len(c.msgs)-n, max(len(c.msgs)-n, minSegmentMessages))
+	rest := make([]Message, len(c.msgs)-n, max(len(c.msgs)-n, 2*minSegmentMessages))
 	copy(rest, c.msgs[n:])
 	c.msgs, c.from = rest, 0
 }
@@ -235,8 +239,14 @@ func (s *segment) checkInput(msgs []Message) {
 // message and of its content blocks.
 func appendMessageIDs(ids []string, v *jsonl.Value) []string {
 	add := func(b *jsonl.Value) {
-		for _, k := range messageIDKeys {
-			if id, ok := b.GetStr(k); ok {
+		if !b.IsObject() {
+			return
+		}
+		for _, m := range b.Items() { // one walk over the members, not a lookup per key
+			if !isMessageIDKey(m.Key) {
+				continue
+			}
+			if id, ok := m.Value.Str(); ok {
 				ids = append(ids, id)
 				if t := jsonl.TrimJS(id); t != id {
 					ids = append(ids, t)
@@ -253,6 +263,8 @@ func appendMessageIDs(ids []string, v *jsonl.Value) []string {
 
 // messageIDKeys are the fields tool calls and results carry ids in.
 var messageIDKeys = []string{"id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"}
+
+func isMessageIDKey(k string) bool { return slices.Contains(messageIDKeys, k) }
 
 // fail records the first hazard.
 func (s *segment) fail(reason string) {

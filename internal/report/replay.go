@@ -86,38 +86,89 @@ type jsChange struct {
 // grow with the output) or, when replayErr is OpenClaw's refusal,
 // "error":{"name":"Error","message":…}; with diff, the "changes" array.
 func ReplayJSON(w io.Writer, r *hygiene.Run, msgs []hygiene.Message, replayErr error, diff bool) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	if replayErr != nil {
+		head, err := headerJSON(r)
+		if err != nil {
+			return err
+		}
+		if _, err := bw.Write(appendErrorJSON(head, "Error", replayErr.Error())); err != nil {
+			return err
+		}
+	} else {
+		if err := ReplayJSONHead(bw, r); err != nil {
+			return err
+		}
+		if err := (&ReplayMessagesJSON{}).Write(bw, msgs); err != nil {
+			return err
+		}
+		if _, err := bw.Write([]byte{']'}); err != nil {
+			return err
+		}
+	}
+	if err := replayJSONTail(bw, r, diff); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// ReplayJSONHead writes the head of the replay document up to the opening
+// of its "messages" array: the replay document is ReplayJSONHead, the
+// messages (ReplayMessagesJSON), then ReplayJSONTail.
+func ReplayJSONHead(w io.Writer, r *hygiene.Run) error {
 	head, err := headerJSON(r)
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	buf := head
-	if replayErr != nil {
-		buf = appendErrorJSON(buf, "Error", replayErr.Error())
-	} else {
-		buf = append(buf, `,"messages":[`...)
-		for i := range msgs {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = jsonl.AppendJSON(buf, &msgs[i].V)
-			if _, err := bw.Write(buf); err != nil {
+	_, err = w.Write(append(head, `,"messages":[`...))
+	return err
+}
+
+// ReplayMessagesJSON writes the messages of the "messages" array, a batch
+// at a time, each as JSON.stringify writes it, separated by commas.
+type ReplayMessagesJSON struct {
+	N   int // messages written so far
+	buf []byte
+}
+
+// Write writes msgs after those written before.
+func (s *ReplayMessagesJSON) Write(w io.Writer, msgs []hygiene.Message) error {
+	for i := range msgs {
+		if s.N > 0 {
+			s.buf = append(s.buf, ',')
+		}
+		s.buf = jsonl.AppendJSON(s.buf, &msgs[i].V)
+		s.N++
+		if len(s.buf) >= 64<<10 || i == len(msgs)-1 {
+			if _, err := w.Write(s.buf); err != nil {
 				return err
 			}
-			buf = buf[:0]
+			s.buf = s.buf[:0]
 		}
-		buf = append(buf, ']')
 	}
+	return nil
+}
+
+// ReplayJSONTail closes the "messages" array and the document: with diff,
+// the "changes" array comes first.
+func ReplayJSONTail(w io.Writer, r *hygiene.Run, diff bool) error {
+	if _, err := w.Write([]byte{']'}); err != nil {
+		return err
+	}
+	return replayJSONTail(w, r, diff)
+}
+
+// replayJSONTail writes what follows "messages" or "error".
+func replayJSONTail(w io.Writer, r *hygiene.Run, diff bool) error {
+	var buf []byte
 	if diff {
+		var err error
 		if buf, err = appendChangesJSON(buf, r.Changes); err != nil {
 			return err
 		}
 	}
-	buf = append(buf, "}\n"...)
-	if _, err := bw.Write(buf); err != nil {
-		return err
-	}
-	return bw.Flush()
+	_, err := w.Write(append(buf, "}\n"...))
+	return err
 }
 
 func appendChangesJSON(buf []byte, changes []hygiene.Change) ([]byte, error) {
@@ -163,23 +214,62 @@ func ReplayLoaderErrorJSON(w io.Writer, r *hygiene.Run, le *session.LoaderError)
 // and with diff every change in the order the rules made them.
 func ReplayText(out io.Writer, r *hygiene.Run, contextLen int, msgs []hygiene.Message, replayErr error, diff bool) error {
 	w := bufio.NewWriterSize(out, 64<<10)
-	t := r.Target
-	fmt.Fprintf(w, "replay for %s %s %s: %d context message(s)", t.Provider, orDash(t.ModelAPI), orDash(t.ModelID), contextLen)
-	if replayErr == nil {
-		fmt.Fprintf(w, " -> %d sent\n", len(msgs))
-		var line []byte
-		for i := range msgs {
-			line = appendMessageLine(line[:0], i+1, &msgs[i])
-			w.Write(line)
-		}
-	} else {
-		fmt.Fprintln(w)
+	sent := len(msgs)
+	if replayErr != nil {
+		sent = -1
 	}
+	ReplayTextHead(w, r, contextLen, sent)
+	if replayErr == nil {
+		(&ReplayMessagesText{}).Write(w, msgs)
+	}
+	ReplayTextTail(w, r, diff)
+	return w.Flush() // bufio keeps the first write error
+}
+
+// ReplayTextHead writes the text output's first line: the target, and how
+// many of the contextLen context messages are sent (sent < 0: none, as
+// OpenClaw refuses the history). The text output is ReplayTextHead, the
+// message lines (ReplayMessagesText), then ReplayTextTail.
+func ReplayTextHead(w io.Writer, r *hygiene.Run, contextLen, sent int) error {
+	t := r.Target
+	_, err := fmt.Fprintf(w, "replay for %s %s %s: %d context message(s)", t.Provider, orDash(t.ModelAPI), orDash(t.ModelID), contextLen)
+	if err == nil && sent >= 0 {
+		_, err = fmt.Fprintf(w, " -> %d sent", sent)
+	}
+	if err == nil {
+		_, err = fmt.Fprintln(w)
+	}
+	return err
+}
+
+// ReplayMessagesText writes one line per sent message, numbered from 1, a
+// batch at a time.
+type ReplayMessagesText struct {
+	N    int // lines written so far
+	line []byte
+}
+
+// Write writes the lines of msgs after those written before.
+func (s *ReplayMessagesText) Write(w io.Writer, msgs []hygiene.Message) error {
+	for i := range msgs {
+		s.N++
+		s.line = appendMessageLine(s.line[:0], s.N, &msgs[i])
+		if _, err := w.Write(s.line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReplayTextTail writes the number of changes per rule and, with diff,
+// every change in the order the rules made them.
+func ReplayTextTail(out io.Writer, r *hygiene.Run, diff bool) error {
+	w := bufio.NewWriter(out)
 	writeChangeSummary(w, r.Changes)
 	if diff {
 		writeChanges(w, r.Changes)
 	}
-	return w.Flush() // bufio keeps the first write error
+	return w.Flush()
 }
 
 // appendMessageLine appends "%4d  " and the message's description.

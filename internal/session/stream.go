@@ -1,9 +1,11 @@
 package session
 
 import (
+	"errors"
 	"io"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
@@ -18,6 +20,7 @@ type ContextStream struct {
 	Facts  *Context
 	chunks chan streamChunk
 	stop   chan struct{}
+	closed sync.Once
 }
 
 // streamChunk is one chunk of messages, or the error that ends the stream.
@@ -71,12 +74,14 @@ func (s *ContextStream) Next() ([]ContextMessage, error) {
 	return c.msgs, c.err
 }
 
-// Close stops the stream early. It may be called once, at any time,
-// including after io.EOF.
+// Close stops the stream early. It may be called at any time, more than
+// once, and after io.EOF.
 func (s *ContextStream) Close() {
-	close(s.stop)
-	for range s.chunks { // let the producer see stop and finish
-	}
+	s.closed.Do(func() {
+		close(s.stop)
+		for range s.chunks { // let the producer see stop and finish
+		}
+	})
 }
 
 // produce parses and projects the window chunk by chunk and sends the
@@ -152,4 +157,20 @@ func (p *parsePart) parse(b *contextBuilder, r io.ReaderAt, start, end int) erro
 	// readPart reads in file order; a branch may go back in the file.
 	sort.Slice(p.want, func(i, j int) bool { return p.want[i].rec < p.want[j].rec })
 	return b.readPart(r, p.want)
+}
+
+// Collect reads the rest of the stream into Facts.Messages and returns the
+// whole context (as ReadContext would have).
+func (s *ContextStream) Collect() (*Context, error) {
+	for {
+		msgs, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return s.Facts, nil
+		}
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.Facts.Messages = append(s.Facts.Messages, msgs...)
+	}
 }

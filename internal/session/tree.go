@@ -557,7 +557,12 @@ func (t *Tree) BranchFrom(id string) Path { return t.walk(id, true) }
 
 // walk is BranchFrom; without parents it leaves Path.Parents nil.
 func (t *Tree) walk(id string, parents bool) Path {
-	var p Path
+	// A branch is usually most of the file: room for every node saves the
+	// copies of growing the lists (at most 24 bytes a node).
+	p := Path{Nodes: make([]int, 0, len(t.nodes))}
+	if parents {
+		p.Parents = make([]string, 0, len(t.nodes))
+	}
 	// An id names one node (the index's or the opaque map's), so a bit per
 	// node stands in for OpenClaw's set of seen ids.
 	seen := newNodeSet(len(t.nodes))
