@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
@@ -230,7 +231,9 @@ func (s *segment) checkInput(msgs []Message) {
 		}
 	}
 	for _, id := range ids {
-		s.ids[id] = true
+		if !s.ids[id] {
+			s.ids[strings.Clone(id)] = true // not the message's memory
+		}
 	}
 }
 

@@ -204,7 +204,7 @@ func newToolIDResolver(mode string, preserveNative bool, duplicateStyle string, 
 }
 
 func (res *toolIDResolver) allocate(seed string) string {
-	next := makeUniqueToolID(seed, res.used, res.mode)
+	next := strings.Clone(makeUniqueToolID(seed, res.used, res.mode))
 	res.used[next] = true
 	return next
 }
@@ -214,13 +214,13 @@ func (res *toolIDResolver) claim(id string) bool {
 	if res.used[id] {
 		return false
 	}
-	res.used[id] = true
+	res.used[strings.Clone(id)] = true
 	return true
 }
 
 func (res *toolIDResolver) resolveAssistantID(id string) string {
 	k := res.callOccurrences[id] + 1
-	res.callOccurrences[id] = k
+	res.callOccurrences[own(id, k == 1)] = k
 	var next string
 	switch {
 	case res.openAIStyle && k > 1:
@@ -234,8 +234,19 @@ func (res *toolIDResolver) resolveAssistantID(id string) string {
 	default:
 		next = res.allocate(id + ":" + strconv.Itoa(k))
 	}
-	res.pending[id] = append(res.pending[id], next)
+	q := res.pending[id]
+	res.pending[own(id, q == nil)] = append(q, next)
 	return next
+}
+
+// own returns s, copied when it becomes a key of the resolver's maps
+// (isNew): the resolver outlives the messages of a segmented replay, and
+// a parsed string shares its memory with the rest of its message's text.
+func own(s string, isNew bool) string {
+	if isNew {
+		return strings.Clone(s)
+	}
+	return s
 }
 
 // allocateOpenAIStyle gives a repeated id a fresh call_<24 hex> id.
@@ -259,7 +270,7 @@ func (res *toolIDResolver) resolveToolResultID(id string) string {
 		return next
 	}
 	n := res.orphanResults[id] + 1
-	res.orphanResults[id] = n
+	res.orphanResults[own(id, n == 1)] = n
 	if res.preserveNative && n == 1 && nativeAnthropicToolUseIDRE.MatchString(id) && res.claim(id) {
 		return id
 	}
@@ -269,6 +280,7 @@ func (res *toolIDResolver) resolveToolResultID(id string) string {
 // preserveAssistantID keeps the id of a preserved signed-thinking turn and
 // queues it for that turn's results.
 func (res *toolIDResolver) preserveAssistantID(id string) {
+	id = strings.Clone(id)
 	res.used[id] = true
 	res.pending[id] = append(res.pending[id], id)
 }
@@ -375,7 +387,7 @@ func signedThinkingTurnsKeepingIDs(msgs []Message, reserved map[string]bool) (ma
 		preserved[i] = true
 		for _, c := range calls {
 			if !reserved[c.ID] {
-				reserved[c.ID] = true
+				reserved[strings.Clone(c.ID)] = true
 				order = append(order, c.ID)
 			}
 		}

@@ -75,7 +75,7 @@ func sanitizeToolCallInputs(r *Run, msgs []Message) []Message {
 		}
 		if allowThinking { // prior is read only for signed-thinking turns
 			for _, c := range session.ToolCalls(&next.V) {
-				prior[c.ID] = true
+				prior[strings.Clone(c.ID)] = true // kept beyond the message
 			}
 		}
 		if changed {
@@ -295,8 +295,9 @@ func keepSignedThinkingTurn(msgs []Message, i int, preserved, prior map[string]b
 		}
 	}
 	for _, c := range calls {
-		preserved[c.ID] = true
-		prior[c.ID] = true
+		id := strings.Clone(c.ID) // kept beyond the message
+		preserved[id] = true
+		prior[id] = true
 	}
 	return true
 }

@@ -117,6 +117,10 @@ func (t *Transcript) Context(r io.ReaderAt) (*Context, error) {
 type contextBuilder struct {
 	t    *Transcript
 	path Path
+	// nodes[i] is what the context needs of path node i's line; once the
+	// plan is made, the builder reads the branch from nodes alone (a stream
+	// lets the transcript go).
+	nodes []pathRec
 	// boundary is the path index of the last compaction or reset (-1: none);
 	// firstKept the path index the kept window starts at.
 	boundary, firstKept int
@@ -130,16 +134,53 @@ type contextBuilder struct {
 	lazy bool
 }
 
-// wanted is one line to parse and where its value goes.
+// lineLoc is where a line is and what kind of entry it holds.
+type lineLoc struct {
+	off  int64 // byte offset of the parsed text
+	n    int32 // its length
+	line int32 // physical line number
+	typ  EntryType
+}
+
+// pathRec is a path node's line and the facts of its envelope the context
+// reads. About 40 bytes.
+type pathRec struct {
+	lineLoc
+	role  roleKind
+	flags recFlags
+	id    string // the entry's id
+}
+
+func (r *pathRec) has(f recFlags) bool { return r.flags&f != 0 }
+
+// wanted is one line to parse and where its value goes; rec is the line's
+// record index (the order lines are read in).
 type wanted struct {
 	rec int32
+	loc lineLoc
 	dst *jsonl.Value
 }
 
-func (b *contextBuilder) rec(pathIdx int) *record { return &b.t.recs[b.path.Nodes[pathIdx]] }
+func (b *contextBuilder) rec(pathIdx int) *pathRec { return &b.nodes[pathIdx] }
+
+// locOf is record i's lineLoc.
+func (b *contextBuilder) locOf(i int) lineLoc {
+	r := &b.t.recs[i]
+	return lineLoc{off: r.off, n: r.n, line: r.line, typ: r.typ}
+}
+
+// pathRecs builds nodes from the transcript.
+func (b *contextBuilder) pathRecs() {
+	b.nodes = make([]pathRec, len(b.path.Nodes))
+	for i, k := range b.path.Nodes {
+		r := &b.t.recs[k]
+		b.nodes[i] = pathRec{lineLoc: b.locOf(k), role: r.role, flags: r.flags, id: b.t.tree.nodes[k].id}
+	}
+}
 
 // plan finds the window and lists every line to parse.
 func (b *contextBuilder) plan() {
+	b.pathRecs()
 	n := len(b.path.Nodes)
 	b.vals = make([]jsonl.Value, n)
 	b.want = make([]wanted, 0, n+8) // every node at most, and a few repeats
@@ -155,7 +196,7 @@ func (b *contextBuilder) plan() {
 		b.firstKept = b.boundary
 		if fk, ok := b.boundaryFirstKept(); ok {
 			for i := 0; i < b.boundary; i++ {
-				if b.t.tree.nodes[b.path.Nodes[i]].id == fk {
+				if b.nodes[i].id == fk {
 					b.firstKept = i
 					break
 				}
@@ -192,7 +233,7 @@ func (b *contextBuilder) plan() {
 		if r := &b.t.recs[i]; r.typ == TypeCustom && r.has(fIndexed) {
 			v := new(jsonl.Value)
 			b.extra[int32(i)] = v
-			b.want = append(b.want, wanted{rec: int32(i), dst: v})
+			b.want = append(b.want, wanted{rec: int32(i), loc: b.locOf(i), dst: v})
 		}
 	}
 	sort.Slice(b.want, func(i, j int) bool { return b.want[i].rec < b.want[j].rec })
@@ -206,7 +247,7 @@ func (b *contextBuilder) inResetWindow(i int) bool {
 
 // need marks path node i for parsing.
 func (b *contextBuilder) need(i int) {
-	b.want = append(b.want, wanted{rec: int32(b.path.Nodes[i]), dst: &b.vals[i]})
+	b.want = append(b.want, wanted{rec: int32(b.path.Nodes[i]), loc: b.nodes[i].lineLoc, dst: &b.vals[i]})
 }
 
 // boundaryFirstKept is the boundary's firstKeptEntryId as getBranch
@@ -248,7 +289,7 @@ const minParallelBytes = 8 << 20
 func (b *contextBuilder) split(n int) [][]wanted {
 	var total int64
 	for _, w := range b.want {
-		total += int64(b.t.recs[w.rec].n)
+		total += int64(w.loc.n)
 	}
 	if n > 4 {
 		n = 4
@@ -263,7 +304,7 @@ func (b *contextBuilder) split(n int) [][]wanted {
 			parts = append(parts, b.want[start:k])
 			start, acc = k, 0
 		}
-		acc += int64(b.t.recs[w.rec].n)
+		acc += int64(w.loc.n)
 	}
 	return append(parts, b.want[start:])
 }
@@ -279,17 +320,28 @@ const (
 
 // readPart parses the lines of one part, block by block.
 func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
-	var p jsonl.Parser
-	var slim slimEntries
-	var buf []byte
+	var st readState
+	return st.read(r, want)
+}
+
+// readState is the parser and buffers of reading parts, kept from one part
+// to the next.
+type readState struct {
+	p    jsonl.Parser
+	slim slimEntries
+	buf  []byte
+}
+
+// read parses the lines of want (sorted by record), block by block.
+func (st *readState) read(r io.ReaderAt, want []wanted) error {
 	for start := 0; start < len(want); {
-		end, from, to := b.block(want, start)
-		if int64(cap(buf)) < to-from {
-			buf = make([]byte, to-from)
+		end, from, to := block(want, start)
+		if int64(cap(st.buf)) < to-from {
+			st.buf = make([]byte, to-from)
 		}
-		buf = buf[:to-from]
+		buf := st.buf[:to-from]
 		if _, err := r.ReadAt(buf, from); err != nil && !(errors.Is(err, io.EOF) && len(buf) > 0) {
-			return fmt.Errorf("line %d: %w", b.t.recs[want[start].rec].line, err)
+			return fmt.Errorf("line %d: %w", want[start].loc.line, err)
 		}
 		for k := start; k < end; k++ {
 			w := want[k]
@@ -297,11 +349,11 @@ func (b *contextBuilder) readPart(r io.ReaderAt, want []wanted) error {
 				*w.dst = *want[k-1].dst
 				continue
 			}
-			rec := &b.t.recs[w.rec]
-			line := buf[rec.off-from : rec.off-from+int64(rec.n) : rec.off-from+int64(rec.n)]
-			v, err := slim.parse(&p, line, rec.typ)
+			loc := &w.loc
+			line := buf[loc.off-from : loc.off-from+int64(loc.n) : loc.off-from+int64(loc.n)]
+			v, err := st.slim.parse(&st.p, line, loc.typ)
 			if err != nil {
-				return fmt.Errorf("line %d changed while reading: %w", rec.line, err)
+				return fmt.Errorf("line %d changed while reading: %w", loc.line, err)
 			}
 			*w.dst = v
 		}
@@ -342,12 +394,12 @@ func (s *slimEntries) parse(p *jsonl.Parser, line []byte, typ EntryType) (jsonl.
 
 // block extends a block from want[start]: it returns the end index and the
 // byte range to read.
-func (b *contextBuilder) block(want []wanted, start int) (end int, from, to int64) {
-	first := &b.t.recs[want[start].rec]
+func block(want []wanted, start int) (end int, from, to int64) {
+	first := &want[start].loc
 	from, to = first.off, first.off+int64(first.n)
 	end = start + 1
 	for ; end < len(want); end++ {
-		rec := &b.t.recs[want[end].rec]
+		rec := &want[end].loc
 		next := rec.off + int64(rec.n)
 		if rec.off-to > maxBlockGap || next-from > maxBlockBytes {
 			if rec.off >= from && next <= to { // a repeat of a line already inside
@@ -367,8 +419,8 @@ func (b *contextBuilder) messages(ctx *Context) error {
 		return err
 	}
 	ctx.Messages = append(ctx.Messages, w.head...)
-	ctx.Messages = growMessages(ctx.Messages, len(b.path.Nodes))
-	for i := w.start; i < len(b.path.Nodes); i++ {
+	ctx.Messages = growMessages(ctx.Messages, len(b.nodes))
+	for i := w.start; i < len(b.nodes); i++ {
 		if ctx.Messages, err = b.appendMessage(ctx.Messages, &w, i); err != nil {
 			return err
 		}
@@ -429,7 +481,7 @@ func growMessages(m []ContextMessage, n int) []ContextMessage {
 }
 
 func (b *contextBuilder) message(i int, v jsonl.Value) ContextMessage {
-	n := &b.t.tree.nodes[b.path.Nodes[i]]
+	n := &b.nodes[i]
 	return ContextMessage{V: v, Line: int(n.line), EntryID: n.id}
 }
 
@@ -602,7 +654,7 @@ func (b *contextBuilder) customMessage(i int) (jsonl.Value, error) {
 // branchFacts fills thinking level, model and model snapshot state.
 func (b *contextBuilder) branchFacts(ctx *Context) {
 	var last *jsonl.Value
-	for i := range b.path.Nodes {
+	for i := range b.nodes {
 		r := b.rec(i)
 		e := &b.vals[i]
 		switch r.typ {

@@ -58,6 +58,9 @@ func OpenContext(r io.ReaderAt) (*ContextStream, error) {
 	if err != nil {
 		return nil, err
 	}
+	// From here on the builder reads nodes only: let the transcript (its
+	// records, tree and index, most of the memory a large session takes) go.
+	b.t, b.path, b.want, b.extra = nil, Path{}, nil, nil
 	s := &ContextStream{Facts: facts, chunks: make(chan streamChunk, 2), stop: make(chan struct{})}
 	go s.produce(b, r, w)
 	return s, nil
@@ -99,7 +102,7 @@ func (s *ContextStream) produce(b *contextBuilder, r io.ReaderAt, w contextWindo
 	if len(w.head) > 0 && !send(streamChunk{msgs: w.head}) {
 		return
 	}
-	n := len(b.path.Nodes)
+	n := len(b.nodes)
 	var p parsePart
 	for start := w.start; start < n; {
 		end := b.chunkEnd(start)
@@ -128,7 +131,7 @@ func (s *ContextStream) produce(b *contextBuilder, r io.ReaderAt, w contextWindo
 func (b *contextBuilder) chunkEnd(start int) int {
 	var size int64
 	i := start
-	for ; i < len(b.path.Nodes) && size < streamChunkBytes; i++ {
+	for ; i < len(b.nodes) && size < streamChunkBytes; i++ {
 		size += int64(b.rec(i).n)
 	}
 	return i
@@ -137,6 +140,7 @@ func (b *contextBuilder) chunkEnd(start int) int {
 // parsePart is the reusable state of the stream's parsing.
 type parsePart struct {
 	want []wanted
+	st   readState
 }
 
 // parse parses the not yet parsed message, custom message and branch
@@ -144,19 +148,19 @@ type parsePart struct {
 func (p *parsePart) parse(b *contextBuilder, r io.ReaderAt, start, end int) error {
 	p.want = p.want[:0]
 	for i := start; i < end; i++ {
-		switch b.rec(i).typ {
+		switch r := b.rec(i); r.typ {
 		case TypeMessage, TypeCustomMessage, TypeBranchSummary:
 			if b.vals[i].Kind() == jsonl.Null {
-				p.want = append(p.want, wanted{rec: int32(b.path.Nodes[i]), dst: &b.vals[i]})
+				p.want = append(p.want, wanted{rec: int32(i), loc: r.lineLoc, dst: &b.vals[i]})
 			}
 		}
 	}
 	if len(p.want) == 0 {
 		return nil
 	}
-	// readPart reads in file order; a branch may go back in the file.
-	sort.Slice(p.want, func(i, j int) bool { return p.want[i].rec < p.want[j].rec })
-	return b.readPart(r, p.want)
+	// Lines are read in file order; a branch may go back in the file.
+	sort.Slice(p.want, func(i, j int) bool { return p.want[i].loc.off < p.want[j].loc.off })
+	return p.st.read(r, p.want)
 }
 
 // Collect reads the rest of the stream into Facts.Messages and returns the
