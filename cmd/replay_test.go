@@ -1,0 +1,153 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+)
+
+// TestReplayLargeSessions: a session long enough to be replayed segment by
+// segment prints exactly what the whole-list replay prints (JSON and text,
+// with --diff), and so does one whose late tool result reaches back over a
+// cut, which the segmented replay must refuse and hand to the whole-list
+// replay.
+func TestReplayLargeSessions(t *testing.T) {
+	dir := t.TempDir()
+	clean := writeLongSession(t, dir, "clean.jsonl", false)
+	hazard := writeLongSession(t, dir, "hazard.jsonl", true)
+	target := hygiene.Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"}
+
+	if got := segmentedOutcome(t, clean, target); got != nil {
+		t.Fatalf("clean session: segmented replay failed: %v", got)
+	}
+	if got := segmentedOutcome(t, hazard, target); !errors.As(got, new(*hygiene.SegmentHazard)) {
+		t.Fatalf("hazard session: segmented replay gave %v, want a SegmentHazard", got)
+	}
+	for _, path := range []string{clean, hazard} {
+		for _, format := range []string{"json", "text"} {
+			var out, errOut bytes.Buffer
+			args := []string{"replay", "--format", format, "--diff", "--provider", target.Provider,
+				"--model-api", target.ModelAPI, "--model-id", target.ModelID, path}
+			code := run(context.Background(), args, streams{In: strings.NewReader(""), Out: &out, Err: &errOut}, frozenEnv)
+			if code != exitOK {
+				t.Fatalf("%s %s: exit %d: %s", filepath.Base(path), format, code, errOut.String())
+			}
+			want := wholeReplayOutput(t, path, target, format)
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("%s --format %s: output differs from the whole-list replay's (%d bytes, want %d)",
+					filepath.Base(path), format, out.Len(), len(want))
+			}
+		}
+	}
+}
+
+// frozenEnv freezes replay's clock.
+func frozenEnv(k string) string {
+	if k == nowEnv {
+		return "2026-01-01T00:00:00Z"
+	}
+	return ""
+}
+
+// writeLongSession writes 3000 exchanges (question, signed thinking and a
+// tool call, its result, answer): about 12,000 messages, several segments.
+// With hazard, a last tool result answers the first call again.
+func writeLongSession(t *testing.T, dir, name string, hazard bool) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"long","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	n := 0
+	entry := func(msg string) {
+		parent := "null"
+		if n > 0 {
+			parent = fmt.Sprintf("%q", fmt.Sprintf("e%07d", n))
+		}
+		n++
+		fmt.Fprintf(&b, `{"type":"message","id":"e%07d","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":%s}`+"\n", n, parent, msg)
+	}
+	const tail = `"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"timestamp":1767225600000,"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5"`
+	for k := range 3000 {
+		entry(fmt.Sprintf(`{"role":"user","content":"question %d","timestamp":1767225600000}`, k))
+		entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","thinkingSignature":"c2ln"},{"type":"toolCall","id":"toolu_%010d","name":"exec","arguments":{"command":"echo %d"}}],"stopReason":"toolUse",%s}`, k, k, tail))
+		entry(fmt.Sprintf(`{"role":"toolResult","toolCallId":"toolu_%010d","toolName":"exec","content":[{"type":"text","text":"%d"}],"isError":false,"timestamp":1767225600000}`, k, k))
+		if hazard && k == 2999 {
+			entry(`{"role":"toolResult","toolCallId":"toolu_0000000000","toolName":"exec","content":[{"type":"text","text":"late"}],"isError":false,"timestamp":1767225600000}`)
+		}
+		entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"answer %d"}],"stopReason":"stop",%s}`, k, tail))
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// segmentedOutcome runs the segmented replay of path alone and returns its
+// error; it fails the test when the session fits in one segment.
+func segmentedOutcome(t *testing.T, path string, target hygiene.Target) error {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := session.OpenContext(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	segments := 0
+	err = hygiene.ReplayStream(frozenRun(target), s.Facts, s.Next, func([]hygiene.Message) error {
+		segments++
+		return nil
+	})
+	if err == nil && segments < 2 {
+		t.Fatalf("%s: %d segment(s): too short to test the segmented replay", filepath.Base(path), segments)
+	}
+	return err
+}
+
+// wholeReplayOutput renders the whole-list replay of path.
+func wholeReplayOutput(t *testing.T, path string, target hygiene.Target, format string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, err := session.ReadContext(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := frozenRun(target)
+	n := len(ctx.Messages)
+	msgs, replayErr := hygiene.ReplayContext(r, ctx)
+	var out bytes.Buffer
+	var w io.Writer = &out
+	if format == "json" {
+		err = report.ReplayJSON(w, r, msgs, replayErr, true)
+	} else {
+		err = report.ReplayText(w, r, n, msgs, replayErr, true)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func frozenRun(target hygiene.Target) *hygiene.Run {
+	r := hygiene.NewRun(target)
+	r.Now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+	return r
+}
