@@ -31,11 +31,32 @@ const (
 	openAIHashChars = 24
 )
 
-var (
-	nativeAnthropicToolUseIDRE = regexp.MustCompile(`^toolu_[A-Za-z0-9_]+$`)
-	nativeKimiToolCallIDRE     = regexp.MustCompile(`^functions\.[A-Za-z0-9_-]+:\d+$`)
-	openAIToolCallIDRE         = regexp.MustCompile(`^call_[A-Za-z0-9_-]+$`)
-)
+var nativeKimiToolCallIDRE = regexp.MustCompile(`^functions\.[A-Za-z0-9_-]+:\d+$`)
+
+// isNativeAnthropicToolUseID matches /^toolu_[A-Za-z0-9_]+$/ (checked for
+// every tool call: by hand, not by the regexp engine).
+func isNativeAnthropicToolUseID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "toolu_")
+	return ok && rest != "" && allIDChars(rest, false)
+}
+
+// isOpenAIToolCallID matches /^call_[A-Za-z0-9_-]+$/.
+func isOpenAIToolCallID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "call_")
+	return ok && rest != "" && allIDChars(rest, true)
+}
+
+// allIDChars reports that s holds only ASCII letters, digits and "_" (and
+// "-" with dash).
+func allIDChars(s string, dash bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || dash && c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // toolResultAliasFields are the id fields of a toolResult message that the id
 // rewrites keep aligned, in the order OpenClaw visits them.
@@ -225,9 +246,9 @@ func (res *toolIDResolver) resolveAssistantID(id string) string {
 	switch {
 	case res.openAIStyle && k > 1:
 		next = res.allocateOpenAIStyle(id, k)
-	case res.openAIStyle && k == 1 && openAIToolCallIDRE.MatchString(id) && res.claim(id):
+	case res.openAIStyle && k == 1 && isOpenAIToolCallID(id) && res.claim(id):
 		next = id
-	case res.preserveNative && k == 1 && nativeAnthropicToolUseIDRE.MatchString(id) && res.claim(id):
+	case res.preserveNative && k == 1 && isNativeAnthropicToolUseID(id) && res.claim(id):
 		next = id
 	case k == 1:
 		next = res.allocate(id)
@@ -271,7 +292,7 @@ func (res *toolIDResolver) resolveToolResultID(id string) string {
 	}
 	n := res.orphanResults[id] + 1
 	res.orphanResults[own(id, n == 1)] = n
-	if res.preserveNative && n == 1 && nativeAnthropicToolUseIDRE.MatchString(id) && res.claim(id) {
+	if res.preserveNative && n == 1 && isNativeAnthropicToolUseID(id) && res.claim(id) {
 		return id
 	}
 	return res.allocate(id + ":tool_result:" + strconv.Itoa(n))

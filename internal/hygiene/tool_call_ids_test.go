@@ -1,6 +1,7 @@
 package hygiene
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -264,5 +265,21 @@ func TestSHA256HexOfLoneSurrogate(t *testing.T) {
 	lone := "a\xed\xa0\x80b"
 	if got, want := sha256Hex(lone), sha256Hex("a\uFFFDb"); got != want {
 		t.Errorf("sha256Hex(lone surrogate) = %s, want %s", got, want)
+	}
+}
+
+// TestToolIDMatchers pins the hand-written id matchers to the patterns
+// OpenClaw writes as regular expressions.
+func TestToolIDMatchers(t *testing.T) {
+	native := regexp.MustCompile(`^toolu_[A-Za-z0-9_]+$`)
+	openAI := regexp.MustCompile(`^call_[A-Za-z0-9_-]+$`)
+	for _, id := range []string{"", "toolu_", "toolu_a", "toolu_01AbZ_9", "toolu_a-b", "toolu_a\n", "xtoolu_a", "toolu_é",
+		"call_", "call_a", "call_a-b_C9", "call_a b", "call_a|fc_1", "CALL_a", "call_a\n", "toolu_0000000001"} {
+		if got, want := isNativeAnthropicToolUseID(id), native.MatchString(id); got != want {
+			t.Errorf("isNativeAnthropicToolUseID(%q) = %v, want %v", id, got, want)
+		}
+		if got, want := isOpenAIToolCallID(id), openAI.MatchString(id); got != want {
+			t.Errorf("isOpenAIToolCallID(%q) = %v, want %v", id, got, want)
+		}
 	}
 }

@@ -113,15 +113,16 @@ func normalizeUsage(raw *jsonl.Value) usageNumbers {
 	if !raw.IsObject() {
 		return u
 	}
-	get := raw.Get
-	sub := func(parent, key string) *jsonl.Value { return raw.Get(parent).Get(key) }
-	u.cacheRead = tokenCount(coalesce(get("cacheRead"), get("cache_read"), get("cache_read_input_tokens"), get("cached_input_tokens"), get("cached"), get("cached_tokens"), sub("input_tokens_details", "cached_tokens"), sub("prompt_tokens_details", "cached_tokens")))
-	u.cacheWrite = tokenCount(coalesce(get("cacheWrite"), get("cache_write"), get("cache_creation_input_tokens"), get("cache_write_input_tokens"), sub("input_tokens_details", "cache_write_tokens"), sub("prompt_tokens_details", "cache_write_tokens"), sub("prompt_tokens_details", "cache_creation_input_tokens")))
-	_, directInput := finiteNumber(get("input"))
-	cliCacheInInput := get("cached_input_tokens") != nil || get("cached") != nil
-	openAICacheInInput := get("cached_tokens") != nil || sub("input_tokens_details", "cached_tokens") != nil || sub("prompt_tokens_details", "cached_tokens") != nil
-	cacheWriteInInput := get("cache_write_input_tokens") != nil || sub("input_tokens_details", "cache_write_tokens") != nil || sub("prompt_tokens_details", "cache_write_tokens") != nil || sub("prompt_tokens_details", "cache_creation_input_tokens") != nil
-	if rawInput, ok := finiteNumber(coalesce(get("input"), get("inputTokens"), get("input_tokens"), get("promptTokens"), get("prompt_tokens"), get("prompt_n"), sub("timings", "prompt_n"))); ok {
+	f := indexUsage(raw)
+	get := func(k usageKey) *jsonl.Value { return f[k] }
+	sub := func(parent usageKey, key string) *jsonl.Value { return f[parent].Get(key) }
+	u.cacheRead = tokenCount(coalesce(get(uCacheRead), get(usCacheRead), get(usCacheReadInputTokens), get(usCachedInputTokens), get(uCached), get(usCachedTokens), sub(usInputTokensDetails, "cached_tokens"), sub(usPromptTokensDetails, "cached_tokens")))
+	u.cacheWrite = tokenCount(coalesce(get(uCacheWrite), get(usCacheWrite), get(usCacheCreationInputTokens), get(usCacheWriteInputTokens), sub(usInputTokensDetails, "cache_write_tokens"), sub(usPromptTokensDetails, "cache_write_tokens"), sub(usPromptTokensDetails, "cache_creation_input_tokens")))
+	_, directInput := finiteNumber(get(uInput))
+	cliCacheInInput := get(usCachedInputTokens) != nil || get(uCached) != nil
+	openAICacheInInput := get(usCachedTokens) != nil || sub(usInputTokensDetails, "cached_tokens") != nil || sub(usPromptTokensDetails, "cached_tokens") != nil
+	cacheWriteInInput := get(usCacheWriteInputTokens) != nil || sub(usInputTokensDetails, "cache_write_tokens") != nil || sub(usPromptTokensDetails, "cache_write_tokens") != nil || sub(usPromptTokensDetails, "cache_creation_input_tokens") != nil
+	if rawInput, ok := finiteNumber(coalesce(get(uInput), get(uInputTokens), get(usInputTokens), get(uPromptTokens), get(usPromptTokens), get(usPromptN), sub(uTimings, "prompt_n"))); ok {
 		if openAICacheInInput || (!directInput && cliCacheInInput) {
 			rawInput -= deref(u.cacheRead)
 		}
@@ -130,15 +131,149 @@ func normalizeUsage(raw *jsonl.Value) usageNumbers {
 		}
 		u.input = tokenCountOf(rawInput)
 	}
-	u.output = tokenCount(coalesce(get("output"), get("outputTokens"), get("output_tokens"), get("completionTokens"), get("completion_tokens"), get("predicted_n"), sub("timings", "predicted_n")))
-	readContextUsage(&u, get("contextUsage"))
-	u.reasoning = tokenCount(coalesce(get("reasoningTokens"), get("reasoning_tokens"), sub("completion_tokens_details", "reasoning_tokens"), sub("output_tokens_details", "reasoning_tokens"), sub("output_tokens_details", "thinking_tokens")))
-	u.total = tokenCount(coalesce(get("total"), get("totalTokens"), get("total_tokens")))
-	if t, ok := finiteNumber(sub("cost", "total")); ok && t >= 0 {
+	u.output = tokenCount(coalesce(get(uOutput), get(uOutputTokens), get(usOutputTokens), get(uCompletionTokens), get(usCompletionTokens), get(usPredictedN), sub(uTimings, "predicted_n")))
+	readContextUsage(&u, get(uContextUsage))
+	u.reasoning = tokenCount(coalesce(get(uReasoningTokens), get(usReasoningTokens), sub(usCompletionTokensDetails, "reasoning_tokens"), sub(usOutputTokensDetails, "reasoning_tokens"), sub(usOutputTokensDetails, "thinking_tokens")))
+	u.total = tokenCount(coalesce(get(uTotal), get(uTotalTokens), get(usTotalTokens)))
+	if t, ok := finiteNumber(sub(uCost, "total")); ok && t >= 0 {
 		u.costTotal = &t
 	}
 	u.present = u.input != nil || u.output != nil || u.cacheRead != nil || u.cacheWrite != nil || u.contextState != "" || u.reasoning != nil || u.total != nil || u.costTotal != nil
 	return u
+}
+
+// usageKey names a member of a usage object normalizeUsage reads.
+type usageKey int
+
+const (
+	uCacheRead usageKey = iota
+	usCacheRead
+	usCacheReadInputTokens
+	usCachedInputTokens
+	uCached
+	usCachedTokens
+	uCacheWrite
+	usCacheWrite
+	usCacheCreationInputTokens
+	usCacheWriteInputTokens
+	uInput
+	uInputTokens
+	usInputTokens
+	uPromptTokens
+	usPromptTokens
+	usPromptN
+	uOutput
+	uOutputTokens
+	usOutputTokens
+	uCompletionTokens
+	usCompletionTokens
+	usPredictedN
+	uContextUsage
+	uReasoningTokens
+	usReasoningTokens
+	uTotal
+	uTotalTokens
+	usTotalTokens
+	usInputTokensDetails
+	usPromptTokensDetails
+	uTimings
+	usCompletionTokensDetails
+	usOutputTokensDetails
+	uCost
+	numUsageKeys
+)
+
+// usageFields holds the members of a usage object normalizeUsage reads
+// (nil: absent).
+type usageFields [numUsageKeys]*jsonl.Value
+
+// indexUsage finds normalizeUsage's members in one walk over the object's
+// members (the first of duplicates, as Get), instead of one search for each
+// of the some forty names it tries.
+func indexUsage(raw *jsonl.Value) *usageFields {
+	var f usageFields
+	items := raw.Items()
+	for i := range items {
+		if k := usageKeyOf(items[i].Key); k >= 0 && f[k] == nil {
+			f[k] = &items[i].Value
+		}
+	}
+	return &f
+}
+
+// usageKeyOf is the usageKey of a member name, or -1.
+func usageKeyOf(name string) usageKey {
+	switch name {
+	case "cacheRead":
+		return uCacheRead
+	case "cache_read":
+		return usCacheRead
+	case "cache_read_input_tokens":
+		return usCacheReadInputTokens
+	case "cached_input_tokens":
+		return usCachedInputTokens
+	case "cached":
+		return uCached
+	case "cached_tokens":
+		return usCachedTokens
+	case "cacheWrite":
+		return uCacheWrite
+	case "cache_write":
+		return usCacheWrite
+	case "cache_creation_input_tokens":
+		return usCacheCreationInputTokens
+	case "cache_write_input_tokens":
+		return usCacheWriteInputTokens
+	case "input":
+		return uInput
+	case "inputTokens":
+		return uInputTokens
+	case "input_tokens":
+		return usInputTokens
+	case "promptTokens":
+		return uPromptTokens
+	case "prompt_tokens":
+		return usPromptTokens
+	case "prompt_n":
+		return usPromptN
+	case "output":
+		return uOutput
+	case "outputTokens":
+		return uOutputTokens
+	case "output_tokens":
+		return usOutputTokens
+	case "completionTokens":
+		return uCompletionTokens
+	case "completion_tokens":
+		return usCompletionTokens
+	case "predicted_n":
+		return usPredictedN
+	case "contextUsage":
+		return uContextUsage
+	case "reasoningTokens":
+		return uReasoningTokens
+	case "reasoning_tokens":
+		return usReasoningTokens
+	case "total":
+		return uTotal
+	case "totalTokens":
+		return uTotalTokens
+	case "total_tokens":
+		return usTotalTokens
+	case "input_tokens_details":
+		return usInputTokensDetails
+	case "prompt_tokens_details":
+		return usPromptTokensDetails
+	case "timings":
+		return uTimings
+	case "completion_tokens_details":
+		return usCompletionTokensDetails
+	case "output_tokens_details":
+		return usOutputTokensDetails
+	case "cost":
+		return uCost
+	}
+	return -1
 }
 
 func readContextUsage(u *usageNumbers, ctx *jsonl.Value) {
