@@ -107,15 +107,40 @@ func classifyPairing(r *Run, msgs []Message) []*pairingFrame {
 			starts, calls = append(starts, i), append(calls, c)
 		}
 	}
+	// Frames and call occurrences come from two blocks, and the queues are
+	// reused from frame to frame: a session has a frame per tool call turn.
+	total := 0
+	for _, c := range calls {
+		total += len(c)
+	}
 	frames := make([]*pairingFrame, len(starts))
+	store := make([]pairingFrame, len(starts))
+	occs := make([]callOccurrence, total)
+	ptrs := make([]*callOccurrence, total)
+	var q frameQueues
 	for k, start := range starts {
 		end := len(msgs)
 		if k+1 < len(starts) {
 			end = starts[k+1]
 		}
-		frames[k] = classifyFrame(r, msgs, start, end, calls[k])
+		n := len(calls[k])
+		frames[k] = &store[k]
+		classifyFrame(r, msgs, frames[k], start, end, calls[k], occs[:n:n], ptrs[:n:n], &q)
+		occs, ptrs = occs[n:], ptrs[n:]
 	}
 	return frames
+}
+
+// frameQueues are classifyFrame's queues: pending holds the calls without
+// a result, synthetic those claimed by a synthetic result (replaceable).
+type frameQueues struct {
+	pending, synthetic callQueues
+}
+
+// reset empties the queues, keeping their room.
+func (q *frameQueues) reset() {
+	q.pending.reset()
+	q.synthetic.reset()
 }
 
 // callQueues holds each call id's occurrences, first in first out. A frame
@@ -172,14 +197,23 @@ func (c *callQueues) set(id string, q []*callOccurrence) {
 
 func (c *callQueues) push(id string, o *callOccurrence) { c.set(id, append(c.get(id), o)) }
 
-func classifyFrame(r *Run, msgs []Message, start, end int, calls []session.ToolCall) *pairingFrame {
+// reset empties c, keeping its room.
+func (c *callQueues) reset() {
+	clear(c.queues) // drop the references to the last frame's occurrences
+	c.ids, c.queues, c.byID = c.ids[:0], c.queues[:0], nil
+}
+
+// classifyFrame fills f for the frame msgs[start:end]; store and occs are
+// room for its calls' occurrences, q the queues to use.
+func classifyFrame(r *Run, msgs []Message, f *pairingFrame, start, end int, calls []session.ToolCall,
+	store []callOccurrence, occs []*callOccurrence, q *frameQueues) {
 	asst := &msgs[start].V
-	f := &pairingFrame{start: start, end: end, calls: calls}
+	*f = pairingFrame{start: start, end: end, calls: calls}
 	stop := asst.Get("stopReason").StrOr("")
 	f.failed = stop == "error" || stop == "aborted"
-	var pending, synthetic callQueues // synthetic: claimed by a synthetic result, replaceable
-	store := make([]callOccurrence, len(f.calls))
-	f.occs = make([]*callOccurrence, len(f.calls))
+	q.reset()
+	pending, synthetic := &q.pending, &q.synthetic
+	f.occs = occs
 	for k, c := range f.calls {
 		o := &store[k]
 		*o = callOccurrence{call: c, source: -1, turnLine: msgs[start].Line}
@@ -220,7 +254,6 @@ func classifyFrame(r *Run, msgs []Message, start, end int, calls []session.ToolC
 		}
 		r.Record("tool-result-pairing/duplicate", &m, "second result for tool call %s: dropped", id)
 	}
-	return f
 }
 
 func (f *pairingFrame) hasCall(id string) bool {

@@ -120,11 +120,12 @@ func (c *cutter) add(chunk []session.ContextMessage) {
 	}
 }
 
-// drop removes the first n messages (a replayed segment).
+// drop removes the first n messages (a replayed segment, which the rules
+// have copied what they keep from: the room is reused).
 func (c *cutter) drop(n int) {
-	rest := make([]Message, len(c.msgs)-n, max(len(c.msgs)-n, 2*minSegmentMessages))
-	copy(rest, c.msgs[n:])
-	c.msgs, c.from = rest, 0
+	rest := copy(c.msgs, c.msgs[n:])
+	clear(c.msgs[rest:]) // let the replayed messages go
+	c.msgs, c.from = c.msgs[:rest], 0
 }
 
 // find returns where the collected messages can be cut, or -1: the first

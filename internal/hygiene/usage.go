@@ -113,7 +113,8 @@ func normalizeUsage(raw *jsonl.Value) usageNumbers {
 	if !raw.IsObject() {
 		return u
 	}
-	f := indexUsage(raw)
+	var f usageFields
+	f.index(raw)
 	get := func(k usageKey) *jsonl.Value { return f[k] }
 	sub := func(parent usageKey, key string) *jsonl.Value { return f[parent].Get(key) }
 	u.cacheRead = tokenCount(coalesce(get(uCacheRead), get(usCacheRead), get(usCacheReadInputTokens), get(usCachedInputTokens), get(uCached), get(usCachedTokens), sub(usInputTokensDetails, "cached_tokens"), sub(usPromptTokensDetails, "cached_tokens")))
@@ -187,18 +188,16 @@ const (
 // (nil: absent).
 type usageFields [numUsageKeys]*jsonl.Value
 
-// indexUsage finds normalizeUsage's members in one walk over the object's
+// index finds normalizeUsage's members in one walk over the object's
 // members (the first of duplicates, as Get), instead of one search for each
 // of the some forty names it tries.
-func indexUsage(raw *jsonl.Value) *usageFields {
-	var f usageFields
+func (f *usageFields) index(raw *jsonl.Value) {
 	items := raw.Items()
 	for i := range items {
 		if k := usageKeyOf(items[i].Key); k >= 0 && f[k] == nil {
 			f[k] = &items[i].Value
 		}
 	}
-	return &f
 }
 
 // usageKeyOf is the usageKey of a member name, or -1.
