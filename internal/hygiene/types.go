@@ -111,6 +111,13 @@ func (r *Run) Record(rule string, m *Message, format string, args ...any) {
 
 // addChange appends c to the change log.
 func (r *Run) addChange(c Change) {
+	if len(r.Changes) == cap(r.Changes) {
+		// Double: append grows a large list by a quarter, copying a log of
+		// a hundred thousand changes over and over.
+		grown := make([]Change, len(r.Changes), max(64, 2*cap(r.Changes)))
+		copy(grown, r.Changes)
+		r.Changes = grown
+	}
 	r.Changes = append(r.Changes, c)
 	r.changeSteps = append(r.changeSteps, r.step<<4|r.phase)
 }
