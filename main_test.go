@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/openclaw-doctor/openclaw-doctor/cmd"
 )
@@ -34,4 +37,33 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// TestScriptExamplesMatch: scripts that carry a copy of a bundled example
+// session carry it byte for byte, so they test what users run.
+func TestScriptExamplesMatch(t *testing.T) {
+	for script, example := range map[string]string{
+		"check-provider-examples.txtar": "replay-damaged.jsonl",
+	} {
+		ar, err := txtar.ParseFile(filepath.Join("testdata", "script", script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", "examples", example))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range ar.Files {
+			if f.Name == example {
+				found = true
+				if !bytes.Equal(f.Data, want) {
+					t.Errorf("%s: its %s differs from testdata/examples/%s", script, example, example)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s carries no %s", script, example)
+		}
+	}
 }
