@@ -3,10 +3,10 @@ package hygiene
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
@@ -172,13 +172,15 @@ type segment struct {
 	// resolver and reserved are rewriteToolCallIDs' state.
 	resolver *toolIDResolver
 	reserved map[string]bool
-	// ids are the tool-call and tool-result ids of earlier segments.
-	ids map[string]bool
+	// ids are the hashes of the tool-call and tool-result ids of earlier
+	// segments (a map without pointers, which the collector skips; two ids
+	// with one hash only make a false hazard, never a wrong replay).
+	ids map[uint64]struct{}
 }
 
 func newSegment() *segment {
 	return &segment{first: true, preserved: map[string]bool{}, prior: map[string]bool{},
-		reserved: map[string]bool{}, ids: map[string]bool{}}
+		reserved: map[string]bool{}, ids: map[uint64]struct{}{}}
 }
 
 // replaySegment replays one segment and checks that the cut held.
@@ -225,16 +227,14 @@ func (s *segment) checkInput(msgs []Message) {
 	}
 	if !s.first {
 		for _, id := range ids {
-			if s.ids[id] {
+			if _, ok := s.ids[idHash(id)]; ok {
 				s.fail(fmt.Sprintf("tool id %q appears on both sides of a cut", id))
 				return
 			}
 		}
 	}
 	for _, id := range ids {
-		if !s.ids[id] {
-			s.ids[strings.Clone(id)] = true // not the message's memory
-		}
+		s.ids[idHash(id)] = struct{}{}
 	}
 }
 
@@ -264,6 +264,10 @@ func appendMessageIDs(ids []string, v *jsonl.Value) []string {
 	}
 	return ids
 }
+
+var idSeed = maphash.MakeSeed()
+
+func idHash(id string) uint64 { return maphash.String(idSeed, id) }
 
 // messageIDKeys are the fields tool calls and results carry ids in.
 var messageIDKeys = []string{"id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"}

@@ -89,6 +89,7 @@ type Run struct {
 	// messages before the next.
 	step, phase int
 	changeSteps []int
+	lastDetail  string
 }
 
 // NewRun returns a Run for target with OpenClaw's policy, the real clock and
@@ -103,6 +104,10 @@ func (r *Run) NowMillis() int64 { return r.Now().UnixMilli() }
 // Record appends a change.
 func (r *Run) Record(rule string, m *Message, format string, args ...any) {
 	c := Change{Rule: rule, Detail: fmt.Sprintf(format, args...)}
+	if c.Detail == r.lastDetail {
+		c.Detail = r.lastDetail // one string for a run of equal details: a long log keeps less
+	}
+	r.lastDetail = c.Detail
 	if m != nil {
 		c.Line, c.EntryID = m.Line, m.EntryID
 	}
