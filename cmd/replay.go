@@ -192,9 +192,8 @@ func replaySegmented(ctx context.Context, a *app, opts *replayOptions, r *hygien
 	}
 	defer closeSpool()
 	w := bufio.NewWriterSize(spool, 1<<20)
-	var asJSON report.ReplayMessagesJSON
-	var asText report.ReplayMessagesText
-	contextLen, sent := 0, 0
+	messages := report.ReplayMessages{JSON: opts.format == "json"}
+	contextLen := 0
 	var streamErr error
 	next := func() ([]session.ContextMessage, error) {
 		if err := ctx.Err(); err != nil {
@@ -209,12 +208,7 @@ func replaySegmented(ctx context.Context, a *app, opts *replayOptions, r *hygien
 	}
 	var writeErr error
 	emit := func(msgs []hygiene.Message) error {
-		sent += len(msgs)
-		if opts.format == "json" {
-			writeErr = asJSON.Write(w, msgs)
-		} else {
-			writeErr = asText.Write(w, msgs)
-		}
+		writeErr = messages.Write(w, msgs)
 		return writeErr
 	}
 	err = hygiene.ReplayStream(r, stream.Facts, next, emit)
@@ -232,7 +226,7 @@ func replaySegmented(ctx context.Context, a *app, opts *replayOptions, r *hygien
 	if err := w.Flush(); err != nil {
 		return false, fmt.Errorf("spooling the replay: %w", err)
 	}
-	return true, printSpooled(a, opts, r, spool, contextLen, sent)
+	return true, printSpooled(a, opts, r, spool, contextLen, messages.N)
 }
 
 // printSpooled prints the replay document around the spooled messages.

@@ -24,35 +24,15 @@ func Replay(r *Run, msgs []Message) ([]Message, error) {
 func replayOwned(r *Run, msgs []Message) ([]Message, error) {
 	responses := isResponsesAPI(r.Target.ModelAPI)
 	pairing := r.Policy.RepairToolUseResultPairing
-
-	r.at(1)
-	msgs = annotateInterSession(r, msgs)
-	r.at(3) // (2: ApplyModelSnapshots)
-	msgs = normalizeReplayContent(r, msgs)
-	r.at(4)
-	msgs = imagePass(r, msgs)
-	r.at(5)
-	msgs = cleanupThinkingSignatures(r, msgs)
-	r.at(6)
-	msgs = dropReasoningFromHistory(r, msgs)
-	r.at(7)
-	msgs = dropThinkingBlocks(r, msgs)
-	r.at(8)
-	msgs = sanitizeToolCallInputs(r, msgs)
+	// Steps 1–8 (2 is ApplyModelSnapshot, before the list).
+	msgs = runSteps(r, msgs, sanitizeSteps)
 	r.at(9)
 	if responses {
 		msgs = responsesReplay(r, msgs)
 	} else if pairing {
 		msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: syntheticResultText})
 	}
-	r.at(10)
-	msgs = rewriteToolCallIDs(r, msgs)
-	r.at(11)
-	msgs = stripToolResultDetails(r, msgs)
-	r.at(12)
-	msgs = normalizeUsageSnapshots(r, msgs)
-	r.at(13)
-	msgs = providerReplayHook(r, msgs)
+	msgs = runSteps(r, msgs, rewriteSteps) // 10–13
 	r.at(14)
 	if responses {
 		if pairing {
@@ -71,9 +51,7 @@ func replayOwned(r *Run, msgs []Message) ([]Message, error) {
 			}
 		}
 	}
-	r.at(17)
-	msgs = validateGeminiTurns(r, msgs)
-	msgs = validateAnthropicTurns(r, msgs)
+	msgs = runSteps(r, msgs, turnSteps) // 17
 	r.at(18)
 	if pairing {
 		text := syntheticResultText
@@ -83,6 +61,31 @@ func replayOwned(r *Run, msgs []Message) ([]Message, error) {
 		msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: text})
 	}
 	return msgs, nil
+}
+
+// step is one rule of the pipeline and its number in replay-rules.md §4
+// (the change log is ordered by it).
+type step struct {
+	n   int
+	run func(*Run, []Message) []Message
+}
+
+// The pipeline's runs of unconditional steps; the rules themselves check
+// whether the policy applies them.
+var (
+	sanitizeSteps = []step{{1, annotateInterSession}, {3, normalizeReplayContent}, {4, imagePass},
+		{5, cleanupThinkingSignatures}, {6, dropReasoningFromHistory}, {7, dropThinkingBlocks}, {8, sanitizeToolCallInputs}}
+	rewriteSteps = []step{{10, rewriteToolCallIDs}, {11, stripToolResultDetails}, {12, normalizeUsageSnapshots}, {13, providerReplayHook}}
+	turnSteps    = []step{{17, validateGeminiTurns}, {17, validateAnthropicTurns}}
+)
+
+// runSteps runs steps over msgs in order.
+func runSteps(r *Run, msgs []Message, steps []step) []Message {
+	for _, s := range steps {
+		r.at(s.n)
+		msgs = s.run(r, msgs)
+	}
+	return msgs
 }
 
 // The texts of synthetic tool results (replay-rules.md §3.3).

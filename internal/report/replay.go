@@ -99,7 +99,7 @@ func ReplayJSON(w io.Writer, r *hygiene.Run, msgs []hygiene.Message, replayErr e
 		if err := ReplayJSONHead(bw, r); err != nil {
 			return err
 		}
-		if err := (&ReplayMessagesJSON{}).Write(bw, msgs); err != nil {
+		if err := (&ReplayMessages{JSON: true}).Write(bw, msgs); err != nil {
 			return err
 		}
 		if _, err := bw.Write([]byte{']'}); err != nil {
@@ -114,7 +114,7 @@ func ReplayJSON(w io.Writer, r *hygiene.Run, msgs []hygiene.Message, replayErr e
 
 // ReplayJSONHead writes the head of the replay document up to the opening
 // of its "messages" array: the replay document is ReplayJSONHead, the
-// messages (ReplayMessagesJSON), then ReplayJSONTail.
+// messages (ReplayMessages), then ReplayJSONTail.
 func ReplayJSONHead(w io.Writer, r *hygiene.Run) error {
 	head, err := headerJSON(r)
 	if err != nil {
@@ -124,20 +124,26 @@ func ReplayJSONHead(w io.Writer, r *hygiene.Run) error {
 	return err
 }
 
-// ReplayMessagesJSON writes the messages of the "messages" array, a batch
-// at a time, each as JSON.stringify writes it, separated by commas.
-type ReplayMessagesJSON struct {
-	N   int // messages written so far
-	buf []byte
+// ReplayMessages writes replayed messages a batch at a time: with JSON,
+// the elements of the "messages" array (each as JSON.stringify writes it,
+// separated by commas); else one numbered line each, from 1.
+type ReplayMessages struct {
+	JSON bool
+	N    int // messages written so far
+	buf  []byte
 }
 
 // Write writes msgs after those written before.
-func (s *ReplayMessagesJSON) Write(w io.Writer, msgs []hygiene.Message) error {
+func (s *ReplayMessages) Write(w io.Writer, msgs []hygiene.Message) error {
 	for i := range msgs {
-		if s.N > 0 {
-			s.buf = append(s.buf, ',')
+		if s.JSON {
+			if s.N > 0 {
+				s.buf = append(s.buf, ',')
+			}
+			s.buf = jsonl.AppendJSON(s.buf, &msgs[i].V)
+		} else {
+			s.buf = appendMessageLine(s.buf, s.N+1, &msgs[i])
 		}
-		s.buf = jsonl.AppendJSON(s.buf, &msgs[i].V)
 		s.N++
 		if len(s.buf) >= 64<<10 || i == len(msgs)-1 {
 			if _, err := w.Write(s.buf); err != nil {
@@ -220,7 +226,7 @@ func ReplayText(out io.Writer, r *hygiene.Run, contextLen int, msgs []hygiene.Me
 	}
 	ReplayTextHead(w, r, contextLen, sent)
 	if replayErr == nil {
-		(&ReplayMessagesText{}).Write(w, msgs)
+		(&ReplayMessages{}).Write(w, msgs)
 	}
 	ReplayTextTail(w, r, diff)
 	return w.Flush() // bufio keeps the first write error
@@ -229,7 +235,7 @@ func ReplayText(out io.Writer, r *hygiene.Run, contextLen int, msgs []hygiene.Me
 // ReplayTextHead writes the text output's first line: the target, and how
 // many of the contextLen context messages are sent (sent < 0: none, as
 // OpenClaw refuses the history). The text output is ReplayTextHead, the
-// message lines (ReplayMessagesText), then ReplayTextTail.
+// message lines (ReplayMessages), then ReplayTextTail.
 func ReplayTextHead(w io.Writer, r *hygiene.Run, contextLen, sent int) error {
 	t := r.Target
 	_, err := fmt.Fprintf(w, "replay for %s %s %s: %d context message(s)", t.Provider, orDash(t.ModelAPI), orDash(t.ModelID), contextLen)
@@ -240,25 +246,6 @@ func ReplayTextHead(w io.Writer, r *hygiene.Run, contextLen, sent int) error {
 		_, err = fmt.Fprintln(w)
 	}
 	return err
-}
-
-// ReplayMessagesText writes one line per sent message, numbered from 1, a
-// batch at a time.
-type ReplayMessagesText struct {
-	N    int // lines written so far
-	line []byte
-}
-
-// Write writes the lines of msgs after those written before.
-func (s *ReplayMessagesText) Write(w io.Writer, msgs []hygiene.Message) error {
-	for i := range msgs {
-		s.N++
-		s.line = appendMessageLine(s.line[:0], s.N, &msgs[i])
-		if _, err := w.Write(s.line); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // ReplayTextTail writes the number of changes per rule and, with diff,
