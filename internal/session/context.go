@@ -96,21 +96,32 @@ func readerSize(r io.ReaderAt) int64 {
 // Context builds the active branch's context; r must hold the bytes Load
 // read.
 func (t *Transcript) Context(r io.ReaderAt) (*Context, error) {
-	b := contextBuilder{t: t, path: t.tree.Branch()}
+	b, ctx, err := t.contextFacts(r, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.messages(ctx); err != nil {
+		return nil, err
+	}
+	return ctx, nil
+}
+
+// contextFacts plans the active branch's context, reads the lines the plan
+// needs (with lazy, not the messages), and returns the builder and the
+// context without its messages.
+func (t *Transcript) contextFacts(r io.ReaderAt, lazy bool) (*contextBuilder, *Context, error) {
+	b := &contextBuilder{t: t, path: t.tree.Branch(), lazy: lazy}
 	b.plan()
 	if err := b.read(r); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ctx := &Context{ThinkingLevel: "off", Lines: t.Lines, MalformedLines: t.MalformedLines}
 	if i, ok := t.tree.Leaf(); ok {
 		ctx.LeafID = t.tree.nodes[i].id
 	}
-	if err := b.messages(ctx); err != nil {
-		return nil, err
-	}
 	b.branchFacts(ctx)
 	b.customEntries(ctx)
-	return ctx, nil
+	return b, ctx, nil
 }
 
 // contextBuilder carries one Context call.

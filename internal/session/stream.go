@@ -43,17 +43,10 @@ func OpenContext(r io.ReaderAt) (*ContextStream, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &contextBuilder{t: t, path: t.tree.Branch(), lazy: true}
-	b.plan()
-	if err := b.read(r); err != nil {
+	b, facts, err := t.contextFacts(r, true)
+	if err != nil {
 		return nil, err
 	}
-	facts := &Context{ThinkingLevel: "off", Lines: t.Lines, MalformedLines: t.MalformedLines}
-	if i, ok := t.tree.Leaf(); ok {
-		facts.LeafID = t.tree.nodes[i].id
-	}
-	b.branchFacts(facts)
-	b.customEntries(facts)
 	w, err := b.window()
 	if err != nil {
 		return nil, err
