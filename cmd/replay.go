@@ -123,22 +123,16 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 		}
 		return &exitError{code: exitFindings, err: le}
 	}
-	if hygiene.Streamable(r) {
-		stopGovernor := governMemoryWith(replayHeadroom(src))
-		done, err := replaySegmented(ctx, a, opts, r, stream)
-		stopGovernor()
-		if done || err != nil {
-			return err
-		}
-		// A session the segmented replay cannot vouch for: replay it whole.
-		r = newRun()
-		sctx, err := session.ReadContext(src)
-		if err != nil {
-			return wrapLoadError(path, err)
-		}
-		return replayWhole(ctx, a, opts, r, sctx)
+	stopGovernor := governMemoryWith(replayHeadroom(src))
+	done, err := replaySegmented(ctx, a, opts, r, stream)
+	stopGovernor()
+	if done || err != nil {
+		return err
 	}
-	sctx, err := stream.Collect()
+	// A session the segmented replay cannot vouch for, or one OpenClaw
+	// refuses: replay it whole.
+	r = newRun()
+	sctx, err := session.ReadContext(src)
 	if err != nil {
 		return wrapLoadError(path, err)
 	}

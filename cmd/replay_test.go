@@ -26,15 +26,26 @@ func TestReplayLargeSessions(t *testing.T) {
 	dir := t.TempDir()
 	clean := writeLongSession(t, dir, "clean.jsonl", false)
 	hazard := writeLongSession(t, dir, "hazard.jsonl", true)
-	target := hygiene.Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"}
+	for _, target := range []hygiene.Target{
+		{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"},
+		{Provider: "openai", ModelAPI: "openai-responses", ModelID: "gpt-5.5"},
+		{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "mistral-large-latest"},
+	} {
+		if got := segmentedOutcome(t, clean, target); got != nil {
+			t.Fatalf("clean session, %s: segmented replay failed: %v", target.Provider, got)
+		}
+		if got := segmentedOutcome(t, hazard, target); !errors.As(got, new(*hygiene.SegmentHazard)) {
+			t.Fatalf("hazard session, %s: segmented replay gave %v, want a SegmentHazard", target.Provider, got)
+		}
+		compareReplayOutputs(t, target, clean, hazard)
+	}
+}
 
-	if got := segmentedOutcome(t, clean, target); got != nil {
-		t.Fatalf("clean session: segmented replay failed: %v", got)
-	}
-	if got := segmentedOutcome(t, hazard, target); !errors.As(got, new(*hygiene.SegmentHazard)) {
-		t.Fatalf("hazard session: segmented replay gave %v, want a SegmentHazard", got)
-	}
-	for _, path := range []string{clean, hazard} {
+// compareReplayOutputs runs replay on each path in both formats and
+// compares the output with the whole-list replay's.
+func compareReplayOutputs(t *testing.T, target hygiene.Target, paths ...string) {
+	t.Helper()
+	for _, path := range paths {
 		for _, format := range []string{"json", "text"} {
 			var out, errOut bytes.Buffer
 			args := []string{"replay", "--format", format, "--diff", "--provider", target.Provider,
@@ -45,8 +56,8 @@ func TestReplayLargeSessions(t *testing.T) {
 			}
 			want := wholeReplayOutput(t, path, target, format)
 			if !bytes.Equal(out.Bytes(), want) {
-				t.Errorf("%s --format %s: output differs from the whole-list replay's (%d bytes, want %d)",
-					filepath.Base(path), format, out.Len(), len(want))
+				t.Errorf("%s --format %s --provider %s: output differs from the whole-list replay's (%d bytes, want %d)",
+					filepath.Base(path), format, target.Provider, out.Len(), len(want))
 			}
 		}
 	}

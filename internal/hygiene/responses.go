@@ -33,11 +33,14 @@ func responsesReplay(r *Run, msgs []Message) []Message {
 	if !isResponsesAPI(r.Target.ModelAPI) {
 		return msgs
 	}
-	msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: responsesMissingToolResultText})
+	msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: responsesMissingToolResultText}) // passes 1–3
+	r.phase = 4
 	if r.ModelSwitched {
 		msgs = dropStaleResponsesReasoning(r, msgs, float64(r.ModelSwitchAt))
 	}
+	r.phase = 5
 	msgs = normalizeResponsesToolCallIDs(r, msgs)
+	r.phase = 6
 	return downgradeUnpairedFunctionCalls(r, msgs)
 }
 

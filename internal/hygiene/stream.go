@@ -47,11 +47,6 @@ func (h *SegmentHazard) Error() string { return "segmented replay not exact: " +
 // few megabytes.
 var minSegmentMessages = 4096 // a variable for tests
 
-// Streamable reports whether r's target can be replayed segment by segment.
-// The Responses family cannot: its call-id normalisation and its invariant
-// (which fails the whole replay) read the whole history.
-func Streamable(r *Run) bool { return !isResponsesAPI(r.Target.ModelAPI) }
-
 // ReplayStream replays, for r.Target, the context of a session's active
 // branch given as facts (the context without its messages) and next, which
 // returns the messages in order, a chunk at a time, and io.EOF after the
@@ -59,11 +54,10 @@ func Streamable(r *Run) bool { return !isResponsesAPI(r.Target.ModelAPI) }
 // the messages it gets are not used again. The result equals ReplayContext's,
 // or ReplayStream returns a *SegmentHazard (after possibly emitting some
 // messages) and the caller must replay the whole list instead. Other errors
-// are next's and emit's. r must be Streamable.
+// are next's and emit's. When OpenClaw would refuse the history (the
+// Responses invariant), ReplayStream reports a *SegmentHazard too: the
+// whole-list replay then gives the refusal with every change it records.
 func ReplayStream(r *Run, facts *session.Context, next func() ([]session.ContextMessage, error), emit func([]Message) error) error {
-	if !Streamable(r) {
-		return fmt.Errorf("replay for %s cannot be segmented", r.Target.ModelAPI)
-	}
 	ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
 	r.seg = newSegment()
 	defer func() { r.seg = nil }()
@@ -192,7 +186,9 @@ func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 	s.checkInput(msgs)
 	out, err := replayOwned(r, msgs)
 	if err != nil {
-		return nil, err
+		// The whole-list replay records every step's changes over the
+		// whole history before it refuses: let it report the refusal.
+		return nil, &SegmentHazard{Reason: "OpenClaw refuses the history: " + err.Error()}
 	}
 	switch {
 	case s.hazard != "":

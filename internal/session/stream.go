@@ -1,7 +1,6 @@
 package session
 
 import (
-	"errors"
 	"io"
 	"math"
 	"sort"
@@ -154,20 +153,4 @@ func (p *parsePart) parse(b *contextBuilder, r io.ReaderAt, start, end int) erro
 	// Lines are read in file order; a branch may go back in the file.
 	sort.Slice(p.want, func(i, j int) bool { return p.want[i].loc.off < p.want[j].loc.off })
 	return p.st.read(r, p.want)
-}
-
-// Collect reads the rest of the stream into Facts.Messages and returns the
-// whole context (as ReadContext would have).
-func (s *ContextStream) Collect() (*Context, error) {
-	for {
-		msgs, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			return s.Facts, nil
-		}
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		s.Facts.Messages = append(s.Facts.Messages, msgs...)
-	}
 }
