@@ -104,7 +104,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 		return usageErrorf("replay: no provider: the session records no model; give --provider (and --model-api, --model-id)")
 	}
 	target.ImageMaxDimensionPx = a.settings.ImageMaxDimensionPx
-	newRun, err := replayRunFactory(a, target)
+	newRun, err := replayRunFactory(a, target, !opts.diff)
 	if err != nil {
 		return err
 	}
@@ -263,14 +263,16 @@ func newTempFile(pattern string) (*os.File, func(), error) {
 }
 
 // replayRunFactory returns a function making a fresh Run for target with
-// the clock nowEnv sets.
-func replayRunFactory(a *app, target hygiene.Target) (func() *hygiene.Run, error) {
+// the clock nowEnv sets; with countOnly, the runs keep change counts, not
+// the changes (nothing lists them).
+func replayRunFactory(a *app, target hygiene.Target, countOnly bool) (func() *hygiene.Run, error) {
 	now, err := replayClock(a)
 	if err != nil {
 		return nil, err
 	}
 	return func() *hygiene.Run {
 		r := hygiene.NewRun(target)
+		r.CountOnly = countOnly
 		if now != nil {
 			r.Now = now
 		}

@@ -46,18 +46,25 @@ func TestReplayLargeSessions(t *testing.T) {
 func compareReplayOutputs(t *testing.T, target hygiene.Target, paths ...string) {
 	t.Helper()
 	for _, path := range paths {
-		for _, format := range []string{"json", "text"} {
-			var out, errOut bytes.Buffer
-			args := []string{"replay", "--format", format, "--diff", "--provider", target.Provider,
+		for _, variant := range []struct {
+			format string
+			diff   bool
+		}{{"json", true}, {"text", true}, {"json", false}, {"text", false}} {
+			format := variant.format
+			args := []string{"replay", "--format", format, "--provider", target.Provider,
 				"--model-api", target.ModelAPI, "--model-id", target.ModelID, path}
+			if variant.diff {
+				args = append(args, "--diff")
+			}
+			var out, errOut bytes.Buffer
 			code := run(context.Background(), args, streams{In: strings.NewReader(""), Out: &out, Err: &errOut}, frozenEnv)
 			if code != exitOK {
 				t.Fatalf("%s %s: exit %d: %s", filepath.Base(path), format, code, errOut.String())
 			}
-			want := wholeReplayOutput(t, path, target, format)
+			want := wholeReplayOutput(t, path, target, format, variant.diff)
 			if !bytes.Equal(out.Bytes(), want) {
-				t.Errorf("%s --format %s --provider %s: output differs from the whole-list replay's (%d bytes, want %d)",
-					filepath.Base(path), format, target.Provider, out.Len(), len(want))
+				t.Errorf("%s --format %s --provider %s (diff %v): output differs from the whole-list replay's (%d bytes, want %d)",
+					filepath.Base(path), format, target.Provider, variant.diff, out.Len(), len(want))
 			}
 		}
 	}
@@ -130,7 +137,7 @@ func segmentedOutcome(t *testing.T, path string, target hygiene.Target) error {
 }
 
 // wholeReplayOutput renders the whole-list replay of path.
-func wholeReplayOutput(t *testing.T, path string, target hygiene.Target, format string) []byte {
+func wholeReplayOutput(t *testing.T, path string, target hygiene.Target, format string, diff bool) []byte {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -147,9 +154,9 @@ func wholeReplayOutput(t *testing.T, path string, target hygiene.Target, format 
 	var out bytes.Buffer
 	var w io.Writer = &out
 	if format == "json" {
-		err = report.ReplayJSON(w, r, msgs, replayErr, true)
+		err = report.ReplayJSON(w, r, msgs, replayErr, diff)
 	} else {
-		err = report.ReplayText(w, r, n, msgs, replayErr, true)
+		err = report.ReplayText(w, r, n, msgs, replayErr, diff)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -79,6 +79,11 @@ type Run struct {
 	ModelSwitchAt int64
 	ModelSwitched bool
 	Changes       []Change
+	// CountOnly keeps only how many changes each rule made (ChangeCounts),
+	// not the changes themselves: for output that lists none. A replay
+	// rewriting every turn of a large session then keeps no log.
+	CountOnly bool
+	counts    map[string]int
 	// seg is the state a segmented replay carries between segments (nil
 	// when the whole list is replayed at once).
 	seg *segment
@@ -103,6 +108,10 @@ func (r *Run) NowMillis() int64 { return r.Now().UnixMilli() }
 
 // Record appends a change.
 func (r *Run) Record(rule string, m *Message, format string, args ...any) {
+	if r.CountOnly {
+		r.count(rule)
+		return
+	}
 	c := Change{Rule: rule, Detail: fmt.Sprintf(format, args...)}
 	if c.Detail == r.lastDetail {
 		c.Detail = r.lastDetail // one string for a run of equal details: a long log keeps less
@@ -116,6 +125,10 @@ func (r *Run) Record(rule string, m *Message, format string, args ...any) {
 
 // addChange appends c to the change log.
 func (r *Run) addChange(c Change) {
+	r.count(c.Rule)
+	if r.CountOnly {
+		return
+	}
 	if len(r.Changes) == cap(r.Changes) {
 		// Double: append grows a large list by a quarter, copying a log of
 		// a hundred thousand changes over and over.
@@ -138,3 +151,14 @@ func randomUUID() string {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
+
+// count counts a change made by rule.
+func (r *Run) count(rule string) {
+	if r.counts == nil {
+		r.counts = map[string]int{}
+	}
+	r.counts[rule]++
+}
+
+// ChangeCounts returns how many changes each rule made (read only).
+func (r *Run) ChangeCounts() map[string]int { return r.counts }

@@ -252,7 +252,7 @@ func ReplayTextHead(w io.Writer, r *hygiene.Run, contextLen, sent int) error {
 // every change in the order the rules made them.
 func ReplayTextTail(out io.Writer, r *hygiene.Run, diff bool) error {
 	w := bufio.NewWriter(out)
-	writeChangeSummary(w, r.Changes)
+	writeChangeSummary(w, r)
 	if diff {
 		writeChanges(w, r.Changes)
 	}
@@ -318,21 +318,20 @@ func blockTypes(c *jsonl.Value) string {
 }
 
 // writeChangeSummary prints how many changes each rule made.
-func writeChangeSummary(w io.Writer, changes []hygiene.Change) {
-	if len(changes) == 0 {
+func writeChangeSummary(w io.Writer, r *hygiene.Run) {
+	counts := r.ChangeCounts()
+	total := 0
+	rules := make([]string, 0, len(counts))
+	for rule, n := range counts {
+		rules = append(rules, rule)
+		total += n
+	}
+	if total == 0 {
 		fmt.Fprintln(w, "no changes: OpenClaw sends the stored branch as it is")
 		return
 	}
-	counts := map[string]int{}
-	for _, c := range changes {
-		counts[c.Rule]++
-	}
-	rules := make([]string, 0, len(counts))
-	for rule := range counts {
-		rules = append(rules, rule)
-	}
 	sort.Strings(rules)
-	fmt.Fprintf(w, "%d change(s):\n", len(changes))
+	fmt.Fprintf(w, "%d change(s):\n", total)
 	for _, rule := range rules {
 		fmt.Fprintf(w, "  %-34s %d\n", rule, counts[rule])
 	}
