@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -200,16 +201,13 @@ func replaySegmented(ctx context.Context, a *app, opts *replayOptions, r *hygien
 		contextLen += len(msgs)
 		return msgs, err
 	}
-	var writeErr error
-	emit := func(msgs []hygiene.Message) error {
-		writeErr = messages.Write(w, msgs)
-		return writeErr
-	}
-	err = hygiene.ReplayStream(r, stream.Facts, next, emit)
+	out := startBatchWriter(w, &messages)
+	err = hygiene.ReplayStream(r, stream.Facts, next, out.write)
+	writeErr := out.close()
 	switch {
-	case err == nil:
 	case writeErr != nil:
 		return false, fmt.Errorf("spooling the replay: %w", writeErr)
+	case err == nil:
 	case ctx.Err() != nil:
 		return false, ctx.Err()
 	case streamErr != nil || errors.As(err, new(*hygiene.SegmentHazard)):
@@ -221,6 +219,39 @@ func replaySegmented(ctx context.Context, a *app, opts *replayOptions, r *hygien
 		return false, fmt.Errorf("spooling the replay: %w", err)
 	}
 	return true, printSpooled(a, opts, r, spool, contextLen, messages.N)
+}
+
+// batchWriter writes batches of replayed messages on a goroutine of its
+// own, so that encoding a segment overlaps the replay of the next one.
+type batchWriter struct {
+	batches chan []hygiene.Message
+	done    chan error
+}
+
+func startBatchWriter(w io.Writer, m *report.ReplayMessages) *batchWriter {
+	b := &batchWriter{batches: make(chan []hygiene.Message, 1), done: make(chan error, 1)}
+	go func() {
+		var err error
+		for msgs := range b.batches {
+			if err == nil {
+				err = m.Write(w, msgs)
+			}
+		}
+		b.done <- err
+	}()
+	return b
+}
+
+// write queues a copy of the list (the replay reuses its room).
+func (b *batchWriter) write(msgs []hygiene.Message) error {
+	b.batches <- slices.Clone(msgs)
+	return nil
+}
+
+// close waits for the queued batches and returns the first write error.
+func (b *batchWriter) close() error {
+	close(b.batches)
+	return <-b.done
 }
 
 // printSpooled prints the replay document around the spooled messages.
