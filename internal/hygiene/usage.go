@@ -2,6 +2,7 @@ package hygiene
 
 import (
 	"math"
+	"slices"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
@@ -28,6 +29,9 @@ func normalizeUsageSnapshots(r *Run, msgs []Message) []Message {
 			continue
 		}
 		usage := m.V.Get("usage")
+		if isCanonicalUsage(usage) {
+			continue // already the snapshot: no need to build it to see so
+		}
 		snapshot := assistantUsageSnapshot(usage, &space)
 		if usageMatches(usage, &snapshot) {
 			continue
@@ -486,3 +490,29 @@ func nanValue() float64 { return math.NaN() }
 // timestampMillis is parseDateFirstTimestampMs: a finite number as is, a
 // string through Date.parse (within Date's range); see jsTimestampMillis.
 func timestampMillis(v *jsonl.Value) (float64, bool) { return jsTimestampMillis(v) }
+
+// canonicalUsageKeys are the members of the usage OpenClaw writes itself.
+var canonicalUsageKeys = [...]string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}
+
+// isCanonicalUsage reports a usage object holding exactly input, output,
+// cacheRead, cacheWrite and totalTokens (in any order), each a token count
+// (a non-negative integer no larger than 2^53-1). Its snapshot is itself,
+// so usageMatches would hold: the common case, decided in one walk.
+func isCanonicalUsage(u *jsonl.Value) bool {
+	if !u.IsObject() || u.Len() != len(canonicalUsageKeys) {
+		return false
+	}
+	var seen [len(canonicalUsageKeys)]bool
+	for _, m := range u.Items() {
+		k := slices.Index(canonicalUsageKeys[:], m.Key)
+		if k < 0 || seen[k] {
+			return false
+		}
+		seen[k] = true
+		f, ok := finiteNumber(&m.Value)
+		if !ok || f < 0 || f != math.Trunc(f) || f > maxSafeInteger {
+			return false
+		}
+	}
+	return true
+}

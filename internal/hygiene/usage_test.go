@@ -1,8 +1,12 @@
 package hygiene
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
 const zeroSnapshot = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
@@ -91,5 +95,53 @@ func TestJSDateParse(t *testing.T) {
 		if ok != tt.okay || (ok && ms != tt.ms) {
 			t.Errorf("jsDateParse(%q) = %v, %v; want %v, %v", tt.in, ms, ok, tt.ms, tt.okay)
 		}
+	}
+}
+
+// TestCanonicalUsageNeedsNoSnapshot: wherever the fast path says a usage is
+// canonical, the snapshot OpenClaw would build matches it; it is checked on
+// usage objects drawn from the members and numbers that matter.
+func TestCanonicalUsageNeedsNoSnapshot(t *testing.T) {
+	keys := []string{"input", "output", "cacheRead", "cacheWrite", "totalTokens", "total", "cost", "input_tokens"}
+	nums := []string{"0", "1", "15", "-0", "-3", "1.5", "1e3", "9007199254740991", "9007199254740993", "1e400", `"7"`, "null"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	canonical := 0
+	var space usageSpace
+	for range 20000 {
+		// Mostly the five members in some order, sometimes one more, one
+		// less, a repeat or another member.
+		order := rng.Perm(5)
+		n := 4 + rng.IntN(3)
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			k := keys[order[i%5]]
+			if rng.IntN(10) == 0 {
+				k = keys[rng.IntN(len(keys))]
+			}
+			num := nums[rng.IntN(4)] // token counts
+			if rng.IntN(6) == 0 {
+				num = nums[rng.IntN(len(nums))]
+			}
+			fmt.Fprintf(&b, "%q:%s", k, num)
+		}
+		b.WriteString("}")
+		u, err := jsonl.Parse([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !isCanonicalUsage(&u) {
+			continue
+		}
+		canonical++
+		if snap := assistantUsageSnapshot(&u, &space); !usageMatches(&u, &snap) {
+			t.Errorf("%s: canonical, but its snapshot is %s", b.String(), jsonl.MarshalString(snap))
+		}
+	}
+	if canonical < 50 {
+		t.Errorf("only %d canonical usages drawn", canonical)
 	}
 }
