@@ -581,7 +581,29 @@ const silentToken = "NO_REPLY"
 // alone (repeated, with edge punctuation), the token as a JSON string, a
 // {"action":"NO_REPLY"} envelope, or the token after leading reasoning.
 func isSilentReplyPayloadText(text string) bool {
+	// Every form holds the token: most texts are decided by looking for it.
+	return mentionsSilentToken(text) && isSilentReplyForm(text)
+}
+
+// isSilentReplyForm is isSilentReplyPayloadText without the pre-check.
+func isSilentReplyForm(text string) bool {
 	return isSilentReplyText(text) || isSilentJSONString(text) || isSilentEnvelope(text) || isReasoningPrefixedSilent(text)
+}
+
+// mentionsSilentToken reports NO_REPLY in text in any ASCII case (the
+// patterns' case folding changes none of its letters beyond ASCII).
+func mentionsSilentToken(text string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '_')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i >= 2 && i+6 <= len(text) && strings.EqualFold(text[i-2:i+6], silentToken) {
+			return true
+		}
+		i++
+	}
 }
 
 func isSilentReplyText(text string) bool {

@@ -220,3 +220,25 @@ func FuzzAssistantText(f *testing.F) {
 		_ = stripInterSessionMarker(text)
 	})
 }
+
+// TestMentionsSilentToken pins the pre-check to the patterns it stands in
+// front of: whatever they accept mentions the token.
+func TestMentionsSilentToken(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"NO_REPLY", true}, {"no_reply", true}, {"  No_RePlY.", true}, {`{"action":"NO_REPLY"}`, true},
+		{"thinking:\nI will stay quiet NO_REPLY", true}, {"NO REPLY", false}, {"NO_REPL", false},
+		{"_NO_REPLY_", true}, {"", false}, {"answer 3", false}, {"a_b_c NO_RE_PLY", false},
+		{"<think>hmm</think> NO_REPLY", true}, {`"NO_REPLY"`, true}, {"NO_REPLY NO_REPLY!!", true},
+		{"ｎｏ_ｒｅｐｌｙ", false}, {"ɴᴏ_ʀᴇᴘʟʏ", false},
+	} {
+		if got := mentionsSilentToken(tc.text); got != tc.want {
+			t.Errorf("mentionsSilentToken(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+		if isSilentReplyForm(tc.text) && !mentionsSilentToken(tc.text) {
+			t.Errorf("%q is a silent reply without the token", tc.text)
+		}
+	}
+}
