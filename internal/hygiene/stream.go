@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"slices"
 	"sort"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -221,16 +220,16 @@ func (s *segment) checkInput(msgs []Message) {
 		}
 		ids = appendMessageIDs(ids, v)
 	}
-	if !s.first {
-		for _, id := range ids {
-			if _, ok := s.ids[idHash(id)]; ok {
-				s.fail(fmt.Sprintf("tool id %q appears on both sides of a cut", id))
-				return
-			}
+	hashes := make([]uint64, len(ids))
+	for i, id := range ids {
+		hashes[i] = idHash(id)
+		if _, ok := s.ids[hashes[i]]; ok && !s.first {
+			s.fail(fmt.Sprintf("tool id %q appears on both sides of a cut", id))
+			return
 		}
 	}
-	for _, id := range ids {
-		s.ids[idHash(id)] = struct{}{}
+	for _, h := range hashes {
+		s.ids[h] = struct{}{}
 	}
 }
 
@@ -265,10 +264,14 @@ var idSeed = maphash.MakeSeed()
 
 func idHash(id string) uint64 { return maphash.String(idSeed, id) }
 
-// messageIDKeys are the fields tool calls and results carry ids in.
-var messageIDKeys = []string{"id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"}
-
-func isMessageIDKey(k string) bool { return slices.Contains(messageIDKeys, k) }
+// isMessageIDKey reports a field tool calls and results carry ids in.
+func isMessageIDKey(k string) bool {
+	switch k { // the fields tool calls and results carry ids in
+	case "id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id":
+		return true
+	}
+	return false
+}
 
 // fail records the first hazard.
 func (s *segment) fail(reason string) {

@@ -179,7 +179,7 @@ func stitchSession(t *testing.T, cases []string, seed uint64) []byte {
 // different turns of one session are.
 func suffixIDs(msg *jsonl.Value, k int) {
 	suffix := func(v *jsonl.Value) {
-		for _, key := range messageIDKeys {
+		for _, key := range []string{"id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"} {
 			if id, ok := v.GetStr(key); ok && id != "" {
 				v.Set(key, jsonl.StringValue(fmt.Sprintf("%s_%d", id, k)))
 			}
