@@ -111,7 +111,7 @@ func (t *Transcript) Context(r io.ReaderAt) (*Context, error) {
 // needs (with lazy, not the messages), and returns the builder and the
 // context without its messages.
 func (t *Transcript) contextFacts(r io.ReaderAt, lazy bool) (*contextBuilder, *Context, error) {
-	b := &contextBuilder{t: t, path: t.tree.Branch(), lazy: lazy}
+	b := &contextBuilder{t: t, path: t.tree.branchNodes(), lazy: lazy}
 	b.plan()
 	if err := b.read(r); err != nil {
 		return nil, nil, err
@@ -214,7 +214,11 @@ func (b *contextBuilder) plan() {
 	b.pathRecs()
 	n := len(b.path.Nodes)
 	b.vals = make([]jsonl.Value, n)
-	b.want = make([]wanted, 0, n+8) // every node at most, and a few repeats
+	if b.lazy {
+		b.want = make([]wanted, 0, 64) // a handful of entries besides the messages
+	} else {
+		b.want = make([]wanted, 0, n+8) // every node at most, and a few repeats
+	}
 	b.extra = map[int32]*jsonl.Value{}
 	b.boundary, b.firstKept = -1, -1
 	for i := n - 1; i >= 0; i-- {
@@ -285,11 +289,13 @@ func (b *contextBuilder) need(i int) {
 // normalises it.
 func (b *contextBuilder) boundaryFirstKept() (string, bool) {
 	i := b.boundary
+	node := int32(b.path.Nodes[i])
+	onPath, _ := b.t.tree.entryParent(node) // the parent the walk followed from it
 	parent := none
-	if i > 0 || b.path.Parents[i] != "" {
-		parent = some(b.path.Parents[i])
+	if i > 0 || onPath.s != "" {
+		parent = some(onPath.s)
 	}
-	return b.t.tree.resolveFirstKept(int32(b.path.Nodes[i]), parent)
+	return b.t.tree.resolveFirstKept(node, parent)
 }
 
 // read parses every wanted line. Large reads are split into contiguous

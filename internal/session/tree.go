@@ -551,6 +551,14 @@ func (t *Tree) Branch() Path {
 	return t.BranchFrom(t.leaf.s)
 }
 
+// branchNodes is Branch without Path.Parents.
+func (t *Tree) branchNodes() Path {
+	if !t.leaf.ok {
+		return Path{}
+	}
+	return t.walk(t.leaf.s, false)
+}
+
 // BranchFrom walks from id to its root. Unknown ids met on the way end the
 // walk (the reachable suffix is kept); a repeated id ends it too.
 func (t *Tree) BranchFrom(id string) Path { return t.walk(id, true) }
