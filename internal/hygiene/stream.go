@@ -144,12 +144,50 @@ func (c *cutter) find() int {
 	return -1
 }
 
-// isCutPoint reports a possible cut before msgs[p]: an assistant turn with
-// array content and no tool call, then a user message.
+// isCutPoint reports a possible cut before msgs[p]: a plain answer (see
+// isPlainAnswer), then a user message with some text. Neither is one the
+// rules remove or merge in an ordinary session (an interrupted turn with
+// empty content before a user's next message, common in real sessions, is
+// not a cut point: the rules remove it). The replay checks that both
+// survived all the same.
 func isCutPoint(msgs []Message, p int) bool {
-	prev, cur := &msgs[p-1].V, &msgs[p].V
-	return session.Role(cur) == session.RoleUser && isAssistantWithArrayContent(prev) &&
-		len(session.ToolCalls(prev)) == 0 && !hasContinuationToolCall(prev)
+	return isPlainAnswer(&msgs[p-1].V) && hasUserText(&msgs[p].V)
+}
+
+// isPlainAnswer reports a finished assistant turn (stopReason "stop") with
+// array content, no tool call, and a text block with some text that is not
+// a silent reply, from no OpenClaw delivery mirror.
+func isPlainAnswer(v *jsonl.Value) bool {
+	if session.Role(v) != session.RoleAssistant || !isAssistantWithArrayContent(v) ||
+		v.Get("stopReason").StrOr("") != "stop" || len(session.ToolCalls(v)) > 0 ||
+		hasContinuationToolCall(v) || isTranscriptOnlyArtifact(v) {
+		return false
+	}
+	for _, it := range v.Get("content").Items() {
+		b := &it.Value
+		if text, ok := b.GetStr("text"); ok && session.BlockType(b) == "text" && !jsonl.IsBlankJS(text) && !mentionsSilentToken(text) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasUserText reports a user message whose content is a string or holds a
+// text block, with some text.
+func hasUserText(v *jsonl.Value) bool {
+	if session.Role(v) != session.RoleUser {
+		return false
+	}
+	c := v.Get("content")
+	if s, ok := c.Str(); ok {
+		return !jsonl.IsBlankJS(s)
+	}
+	for _, it := range c.Items() {
+		if text, ok := it.Value.GetStr("text"); ok && session.BlockType(&it.Value) == "text" && !jsonl.IsBlankJS(text) {
+			return true
+		}
+	}
+	return false
 }
 
 // segment is what a segmented replay carries between segments.
@@ -180,8 +218,6 @@ func newSegment() *segment {
 func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 	s := r.seg
 	s.last = last
-	n := len(msgs)
-	first, end := messageKey(&msgs[0]), messageKey(&msgs[n-1])
 	s.checkInput(msgs)
 	out, err := replayOwned(r, msgs)
 	if err != nil {
@@ -189,12 +225,17 @@ func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 		// whole history before it refuses: let it report the refusal.
 		return nil, &SegmentHazard{Reason: "OpenClaw refuses the history: " + err.Error()}
 	}
+	// Turns merge only with turns of their role: an assistant turn ending
+	// one segment and a user message starting the next keep the segments
+	// apart (which messages they are does not matter: a rule may have
+	// merged the user message with the next one, or the assistant turn
+	// with the one before).
 	switch {
 	case s.hazard != "":
-	case !s.first && (len(out) == 0 || messageKey(&out[0]) != first || session.Role(&out[0].V) != session.RoleUser):
-		s.fail("the user message after a cut did not survive as it was")
-	case !last && (len(out) == 0 || messageKey(&out[len(out)-1]) != end || session.Role(&out[len(out)-1].V) != session.RoleAssistant):
-		s.fail("the assistant turn before a cut did not survive as it was")
+	case !s.first && (len(out) == 0 || session.Role(&out[0].V) != session.RoleUser):
+		s.fail("a segment does not start with a user message")
+	case !last && (len(out) == 0 || session.Role(&out[len(out)-1].V) != session.RoleAssistant):
+		s.fail("a segment does not end with an assistant turn")
 	}
 	if s.hazard != "" {
 		return nil, &SegmentHazard{Reason: s.hazard}
@@ -203,8 +244,6 @@ func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 	return out, nil
 }
 
-// messageKey identifies a context message by where it came from.
-func messageKey(m *Message) string { return fmt.Sprint(m.Line, "\x00", m.EntryID) }
 
 // checkInput rejects what a later segment may not hold: a compaction
 // summary (the rules measure earlier turns against it) and a tool-call or

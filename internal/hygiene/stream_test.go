@@ -193,3 +193,24 @@ func suffixIDs(msg *jsonl.Value, k int) {
 		}
 	}
 }
+
+// TestReplayStreamRealSession: a real session of 1,000 lines (interrupted
+// turns, retries, long tool runs) is replayed segment by segment, in
+// segments of 8 and of 64 messages, for every target, with no hazard and
+// the whole-list replay's result.
+func TestReplayStreamRealSession(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "badlogic_pi-mono__packages_coding-agent_test_fixtures_large-session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { minSegmentMessages = n }(minSegmentMessages)
+	for _, minSeg := range []int{8, 64} {
+		minSegmentMessages = minSeg
+		for _, ct := range readConformanceTargets(t) {
+			n, err := compareStreamWithWhole(data, ct.Target)
+			if err != nil || n < 10 {
+				t.Errorf("segments of %d, %s: %d segment(s), %v", minSeg, ct.Name, n, err)
+			}
+		}
+	}
+}
