@@ -456,14 +456,23 @@ func (t *Tree) canonicalParent(id nid) nid {
 // canonicalParentOrMissing is canonicalParent that also names the id the
 // chain ended at when no line has it.
 func (t *Tree) canonicalParentOrMissing(id nid) (nid, string) {
+	p, missing, _ := t.canonicalParentIndexed(id)
+	return p, missing
+}
+
+// canonicalParentIndexed is canonicalParentOrMissing that also returns the
+// indexed node the parent names (-1 when none).
+func (t *Tree) canonicalParentIndexed(id nid) (p nid, missing string, idx int32) {
 	var seen map[string]struct{}
 	cur := id
+	idx = -1
 	for cur.truthy() {
-		if _, ok := t.byID.get(t.nodes, cur.s); ok {
+		if i, ok := t.byID.get(t.nodes, cur.s); ok {
+			idx = i
 			break
 		}
 		if _, loop := seen[cur.s]; loop {
-			return none, ""
+			return none, "", -1
 		}
 		if seen == nil {
 			seen = map[string]struct{}{}
@@ -471,11 +480,11 @@ func (t *Tree) canonicalParentOrMissing(id nid) (nid, string) {
 		seen[cur.s] = struct{}{}
 		o, ok := t.opaqueParents[cur.s]
 		if !ok {
-			return none, cur.s
+			return none, cur.s, -1
 		}
 		cur = o.parent
 	}
-	return cur, ""
+	return cur, "", idx
 }
 
 // earlier is the node that had a new node's id before it (nodeWithID).
@@ -509,11 +518,24 @@ func (t *Tree) Leaf() (int, bool) { return t.leafIndex() }
 // entry was re-parented, else the canonical parent, never the entry itself.
 // missing names an id its parent chain led to that no line has.
 func (t *Tree) entryParent(i int32) (parent nid, missing string) {
-	p, missing := t.resolvedParentOrMissing(i)
-	if p.ok && p.s == t.nodes[i].id {
-		return none, ""
+	parent, missing, _ = t.entryParentIndexed(i)
+	return parent, missing
+}
+
+// entryParentIndexed is entryParent that also returns the indexed node the
+// parent names when resolving it found one (-1 otherwise): a walk then
+// need not look the id up again.
+func (t *Tree) entryParentIndexed(i int32) (parent nid, missing string, idx int32) {
+	n := &t.nodes[i]
+	if lp, ok := t.logicalParents[n.id]; ok {
+		parent, idx = lp, -1
+	} else {
+		parent, missing, idx = t.canonicalParentIndexed(t.parentNid(n))
 	}
-	return p, missing
+	if parent.ok && parent.s == n.id {
+		return none, "", -1
+	}
+	return parent, missing, idx
 }
 
 // resolvedParent is resolveEntryParentId.
@@ -582,13 +604,19 @@ func (t *Tree) walk(id string, parents bool) Path {
 		return true
 	}
 	cur := some(id)
+	known := int32(-1) // the indexed node cur names, when resolving it found it
 	for cur.truthy() {
-		if i, ok := t.byID.get(t.nodes, cur.s); ok {
+		i, ok := known, known >= 0
+		if !ok {
+			i, ok = t.byID.get(t.nodes, cur.s)
+		}
+		if ok {
 			if !visit(i) {
 				p.Cycle = true
 				break
 			}
-			parent, missing := t.entryParent(i)
+			parent, missing, idx := t.entryParentIndexed(i)
+			known = idx
 			p.Nodes = append(p.Nodes, int(i))
 			if parents {
 				p.Parents = append(p.Parents, parent.s)
