@@ -310,29 +310,122 @@ const (
 // matrix target) and reports the changes as findings of path. A file
 // OpenClaw's loader throws on gets one [LoaderError] finding; a file that
 // cannot be read, one [Unreadable] finding.
+//
+// The session is read once and replayed segment by segment for every
+// target at once (memory bounded by a segment per target, whatever the
+// session's size); a target the segmented replay cannot vouch for is
+// replayed whole.
 func Provider(ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
+	s, err := session.OpenContext(ra)
+	if err != nil {
+		return loadFailure(path, o, err)
+	}
+	targets := providerTargets(o, s.Facts)
+	outcomes := make([]targetOutcome, len(targets))
+	var whole []int // targets the segmented replay cannot vouch for
+	// Targets go a batch at a time, each batch over one read of the
+	// session, and each batch's change logs are folded before the next:
+	// a batch bounds how many logs there are at once.
+	for start := 0; start < len(targets); start += providerBatch {
+		if start > 0 {
+			if s, err = session.OpenContext(ra); err != nil {
+				return providerWhole(ra, path, o)
+			}
+		}
+		batch := targets[start:min(start+providerBatch, len(targets))]
+		runs := make([]*hygiene.Run, len(batch))
+		for k, nt := range batch {
+			runs[k] = newReplayRun(nt.Target, o.Now)
+		}
+		errs, err := hygiene.ReplayStreamAll(runs, s.Facts, s.Next, func(int, []hygiene.Message) error { return nil })
+		s.Close()
+		if err != nil { // a line that changed, or one OpenClaw's loader throws on: the whole load reports it
+			return providerWhole(ra, path, o)
+		}
+		for k, r := range runs {
+			if errs[k] != nil {
+				whole = append(whole, start+k)
+				continue
+			}
+			outcomes[start+k] = foldTarget(path, &o, batch[k], r)
+		}
+	}
+	if len(whole) > 0 {
+		sctx, err := session.ReadContext(ra)
+		if err != nil {
+			return loadFailure(path, o, err)
+		}
+		for _, k := range whole {
+			outcomes[k] = foldTarget(path, &o, targets[k], replayWhole(targets[k].Target, o.Now, sctx))
+		}
+	}
+	return providerResult(&o, outcomes)
+}
+
+// providerBatch is how many targets one read of the session serves.
+const providerBatch = 3
+
+// targetOutcome is what one target's replay adds to the result.
+type targetOutcome struct {
+	findings []Finding
+	row      MatrixRow
+}
+
+// foldTarget folds the changes of r, the replay for nt, into findings (and
+// a matrix row when o asks for every target).
+func foldTarget(path string, o *ProviderOptions, nt NamedTarget, r *hygiene.Run) targetOutcome {
+	if !o.All() {
+		return targetOutcome{findings: foldChanges(r.Changes, path, "", nt.Target, o, maxLinesPerRule)}
+	}
+	return targetOutcome{findings: foldChanges(r.Changes, path, nt.Name, nt.Target, o, 1), row: matrixRow(nt, r.Changes, o)}
+}
+
+// providerTargets is the target of o, completed from the session (named ""),
+// or every matrix target.
+func providerTargets(o ProviderOptions, facts *session.Context) []NamedTarget {
+	if !o.All() {
+		t, _ := CompleteTarget(o.Target, facts) // --provider is never empty here
+		return []NamedTarget{{Target: t}}
+	}
+	targets := MatrixTargets()
+	for k := range targets {
+		targets[k].Target.Reasoning, targets[k].Target.ImageMaxDimensionPx = o.Target.Reasoning, o.Target.ImageMaxDimensionPx
+	}
+	return targets
+}
+
+// providerWhole is Provider with the whole branch loaded and replayed at
+// once for each target.
+func providerWhole(ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
 	sctx, err := session.ReadContext(ra)
 	if err != nil {
 		return loadFailure(path, o, err)
 	}
-	if !o.All() {
-		t, err := CompleteTarget(o.Target, sctx)
-		if err != nil {
-			return ProviderResult{} // unreachable from the CLI: --provider is never empty here
-		}
-		r := newReplayRun(t, o.Now)
-		_, _ = hygiene.ReplayContext(r, sctx) // a refusal is recorded in r.Changes
-		return ProviderResult{Findings: foldChanges(r.Changes, path, "", t, &o, maxLinesPerRule)}
+	targets := providerTargets(o, sctx)
+	outcomes := make([]targetOutcome, len(targets))
+	for k, nt := range targets {
+		outcomes[k] = foldTarget(path, &o, nt, replayWhole(nt.Target, o.Now, sctx))
 	}
+	return providerResult(&o, outcomes)
+}
+
+// replayWhole replays a copy of sctx's messages for t (sctx serves every
+// target) and returns the run with its changes; a refusal is one of them.
+func replayWhole(t hygiene.Target, now func() time.Time, sctx *session.Context) *hygiene.Run {
+	r := newReplayRun(t, now)
+	hygiene.ApplyModelSnapshot(r, sctx.ModelSnapshot, sctx.ModelSwitchTimestamp, sctx.HasModelSwitchTimestamp)
+	_, _ = hygiene.Replay(r, contextMessages(sctx))
+	return r
+}
+
+// providerResult puts the targets' outcomes together in target order.
+func providerResult(o *ProviderOptions, outcomes []targetOutcome) ProviderResult {
 	var res ProviderResult
-	for _, nt := range MatrixTargets() {
-		nt.Target.Reasoning, nt.Target.ImageMaxDimensionPx = o.Target.Reasoning, o.Target.ImageMaxDimensionPx
-		r := newReplayRun(nt.Target, o.Now)
-		hygiene.ApplyModelSnapshot(r, sctx.ModelSnapshot, sctx.ModelSwitchTimestamp, sctx.HasModelSwitchTimestamp)
-		_, _ = hygiene.Replay(r, contextMessages(sctx)) // copies: sctx serves every target
-		fs := foldChanges(r.Changes, path, nt.Name, nt.Target, &o, 1)
-		res.Findings = append(res.Findings, fs...)
-		res.Matrix = append(res.Matrix, matrixRow(nt, r.Changes, &o))
+	for _, out := range outcomes {
+		res.Findings = append(res.Findings, out.findings...)
+		if o.All() {
+			res.Matrix = append(res.Matrix, out.row)
+		}
 	}
 	return res
 }

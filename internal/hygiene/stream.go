@@ -57,9 +57,30 @@ var minSegmentMessages = 4096 // a variable for tests
 // Responses invariant), ReplayStream reports a *SegmentHazard too: the
 // whole-list replay then gives the refusal with every change it records.
 func ReplayStream(r *Run, facts *session.Context, next func() ([]session.ContextMessage, error), emit func([]Message) error) error {
-	ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
-	r.seg = newSegment()
-	defer func() { r.seg = nil }()
+	errs, err := ReplayStreamAll([]*Run{r}, facts, next, func(_ int, msgs []Message) error { return emit(msgs) })
+	if err != nil {
+		return err
+	}
+	return errs[0]
+}
+
+// ReplayStreamAll is ReplayStream for several targets at once, the session
+// read and parsed once: each segment is replayed for every run (on a copy
+// for all runs but the last), and emit gets each run's messages with the
+// run's index. errs[k] is run k's *SegmentHazard, or nil; a run with a
+// hazard is left out of the following segments. err is next's or emit's,
+// which end the replay of every run.
+func ReplayStreamAll(runs []*Run, facts *session.Context, next func() ([]session.ContextMessage, error), emit func(k int, msgs []Message) error) (errs []error, err error) {
+	errs = make([]error, len(runs))
+	for _, r := range runs {
+		ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
+		r.seg = newSegment()
+	}
+	defer func() {
+		for _, r := range runs {
+			r.seg = nil
+		}
+	}()
 	var c cutter
 	eof := false
 	for {
@@ -71,7 +92,7 @@ func ReplayStream(r *Run, facts *session.Context, next func() ([]session.Context
 				continue
 			}
 			if err != nil {
-				return err
+				return errs, err
 			}
 			c.add(chunk)
 			continue
@@ -80,22 +101,46 @@ func ReplayStream(r *Run, facts *session.Context, next func() ([]session.Context
 		if final {
 			cut = len(c.msgs)
 			if cut == 0 { // an empty context replays to nothing
-				return nil
+				return errs, nil
 			}
 		}
-		out, err := r.replaySegment(c.msgs[:cut], final)
-		if err != nil {
-			return err
-		}
-		if err := emit(out); err != nil {
-			return err
+		if err := replaySegmentAll(runs, errs, c.msgs[:cut], final, emit); err != nil {
+			return errs, err
 		}
 		if final {
-			r.orderChanges()
-			return nil
+			for _, r := range runs {
+				r.orderChanges()
+			}
+			return errs, nil
 		}
 		c.drop(cut)
 	}
+}
+
+// replaySegmentAll replays one segment for every run without a hazard.
+func replaySegmentAll(runs []*Run, errs []error, msgs []Message, final bool, emit func(k int, msgs []Message) error) error {
+	last := len(runs) - 1
+	for last >= 0 && errs[last] != nil {
+		last--
+	}
+	for k, r := range runs {
+		if errs[k] != nil {
+			continue
+		}
+		own := msgs
+		if k != last {
+			own = cloneMessages(msgs) // the rules edit the values they are given
+		}
+		out, err := r.replaySegment(own, final)
+		if err != nil {
+			errs[k] = err
+			continue
+		}
+		if err := emit(k, out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // cutter collects messages and finds where the next segment ends.

@@ -105,14 +105,8 @@ func compareStreamWithWhole(data []byte, target Target) (int, error) {
 		}
 		return segments, fmt.Errorf("error %v, whole-list replay's %v", err, wantErr)
 	}
-	if len(got) != len(want) {
-		return segments, fmt.Errorf("%d messages, want %d", len(got), len(want))
-	}
-	for i := range want {
-		g, w := &got[i], &want[i]
-		if g.Line != w.Line || g.EntryID != w.EntryID || !jsonl.Equal(&g.V, &w.V) {
-			return segments, fmt.Errorf("message %d: line %d %s, want line %d %s", i, g.Line, jsonl.MarshalString(g.V), w.Line, jsonl.MarshalString(w.V))
-		}
+	if d := diffMessages(got, want); d != "" {
+		return segments, errors.New(d)
 	}
 	if (len(run.Changes) > 0 || len(whole.Changes) > 0) && !reflect.DeepEqual(run.Changes, whole.Changes) {
 		return segments, fmt.Errorf("changes differ:\n got %v\nwant %v", run.Changes, whole.Changes)
@@ -213,4 +207,87 @@ func TestReplayStreamRealSession(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReplayStreamAllMatchesWhole: replaying every target at once over one
+// read of the session gives each target the whole-list replay's result (or
+// a hazard), as replaying it alone does.
+func TestReplayStreamAllMatchesWhole(t *testing.T) {
+	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	var small []string
+	for _, c := range cases {
+		if !isImageCase(filepath.Base(c)) {
+			small = append(small, c)
+		}
+	}
+	defer func(n int) { minSegmentMessages = n }(minSegmentMessages)
+	minSegmentMessages = 5
+	targets := readConformanceTargets(t)
+	compared := 0
+	for seed := range uint64(8) {
+		data := stitchSession(t, small, seed)
+		ctx, err := session.ReadContext(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := session.OpenContext(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := make([]*Run, len(targets))
+		got := make([][]Message, len(targets))
+		for k, ct := range targets {
+			runs[k] = conformanceRun(ct.Target)
+		}
+		errs, err := ReplayStreamAll(runs, s.Facts, s.Next, func(k int, msgs []Message) error {
+			got[k] = append(got[k], msgs...)
+			return nil
+		})
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, ct := range targets {
+			if errs[k] != nil {
+				continue
+			}
+			whole := conformanceRun(ct.Target)
+			want, _ := ReplayContext(whole, cloneContext(ctx))
+			if d := diffMessages(got[k], want); d != "" {
+				t.Errorf("stitched-%d [%s]: %s", seed, ct.Name, d)
+			}
+			if (len(runs[k].Changes) > 0 || len(whole.Changes) > 0) && !reflect.DeepEqual(runs[k].Changes, whole.Changes) {
+				t.Errorf("stitched-%d [%s]: changes differ", seed, ct.Name)
+			}
+			compared++
+		}
+	}
+	if compared < 50 {
+		t.Errorf("only %d target replays compared", compared)
+	}
+}
+
+// cloneContext copies ctx's messages (a whole-list replay consumes them).
+func cloneContext(ctx *session.Context) *session.Context {
+	c := *ctx
+	c.Messages = make([]session.ContextMessage, len(ctx.Messages))
+	for i, m := range ctx.Messages {
+		c.Messages[i] = session.ContextMessage{V: m.V.Clone(), Line: m.Line, EntryID: m.EntryID}
+	}
+	return &c
+}
+
+// diffMessages describes the first difference of got from want ("" if
+// none).
+func diffMessages(got, want []Message) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d messages, want %d", len(got), len(want))
+	}
+	for i := range want {
+		g, w := &got[i], &want[i]
+		if g.Line != w.Line || g.EntryID != w.EntryID || !jsonl.Equal(&g.V, &w.V) {
+			return fmt.Sprintf("message %d: line %d %s, want line %d %s", i, g.Line, jsonl.MarshalString(g.V), w.Line, jsonl.MarshalString(w.V))
+		}
+	}
+	return ""
 }
