@@ -289,7 +289,6 @@ func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 	return out, nil
 }
 
-
 // checkInput rejects what a later segment may not hold: a compaction
 // summary (the rules measure earlier turns against it) and a tool-call or
 // tool-result id an earlier segment holds (pairing and the id rewriter
