@@ -76,6 +76,10 @@ type node struct {
 	typ         EntryType
 	parentState RefState
 	side        bool
+	// indexed: the id index names this node for its id (no later entry
+	// took the id over), so a walk can follow a parent reference to it
+	// without looking the id up.
+	indexed bool
 }
 
 // nameRef names a string the tree keeps: a node index n >= 0 for
@@ -339,6 +343,10 @@ func (t *Tree) addEntry(idx int32, n *Node, h uint64, prior earlier) {
 	}
 	t.noteDuplicate(idx, n.ID, prior)
 	t.byID.putHashed(t.nodes, n.ID, idx, h)
+	if prior.ok {
+		t.nodes[prior.node].indexed = false // the index names idx now
+	}
+	t.nodes[idx].indexed = true
 	if t.leaf.ok && t.leaf.s == n.ID {
 		t.leafIdx = idx // the leaf's id now names this entry
 	}
@@ -456,16 +464,21 @@ func (t *Tree) canonicalParent(id nid) nid {
 // canonicalParentOrMissing is canonicalParent that also names the id the
 // chain ended at when no line has it.
 func (t *Tree) canonicalParentOrMissing(id nid) (nid, string) {
-	p, missing, _ := t.canonicalParentIndexed(id)
+	p, missing, _ := t.canonicalParentIndexed(id, -1)
 	return p, missing
 }
 
 // canonicalParentIndexed is canonicalParentOrMissing that also returns the
-// indexed node the parent names (-1 when none).
-func (t *Tree) canonicalParentIndexed(id nid) (p nid, missing string, idx int32) {
+// indexed node the parent names (-1 when none). hint is a node that may be
+// the one id names (-1: none): when the index still names it for id, it
+// is taken without looking id up.
+func (t *Tree) canonicalParentIndexed(id nid, hint int32) (p nid, missing string, idx int32) {
 	var seen map[string]struct{}
 	cur := id
 	idx = -1
+	if cur.truthy() && hint >= 0 && t.nodes[hint].indexed && t.nodes[hint].id == cur.s {
+		return cur, "", hint
+	}
 	for cur.truthy() {
 		if i, ok := t.byID.get(t.nodes, cur.s); ok {
 			idx = i
@@ -530,7 +543,11 @@ func (t *Tree) entryParentIndexed(i int32) (parent nid, missing string, idx int3
 	if lp, ok := t.logicalParents[n.id]; ok {
 		parent, idx = lp, -1
 	} else {
-		parent, missing, idx = t.canonicalParentIndexed(t.parentNid(n))
+		hint := int32(-1)
+		if n.parentState == RefString && n.parent >= 0 {
+			hint = n.parent // the node that had the parent's id when n was added
+		}
+		parent, missing, idx = t.canonicalParentIndexed(t.parentNid(n), hint)
 	}
 	if parent.ok && parent.s == n.id {
 		return none, "", -1
