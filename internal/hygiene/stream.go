@@ -167,26 +167,66 @@ func (c *cutter) drop(n int) {
 }
 
 // find returns where the collected messages can be cut, or -1: the first
-// cut point after minSegmentMessages messages that has another cut point
-// after it. The later cut point guarantees the rest holds an assistant turn
-// as well as a user message (the latest turns the last segment must see).
+// cut point after minSegmentMessages messages whose next segment starts
+// clean as far as the messages collected show (no tool result before its
+// first tool call: in the whole list such a result would belong to a turn
+// before the cut) and that has another cut point after it. The later cut point guarantees the rest holds an
+// assistant turn as well as a user message (the latest turns the last
+// segment must see).
 func (c *cutter) find() int {
 	first := -1
-	for p := max(c.from, minSegmentMessages, 1); p < len(c.msgs); p++ {
+	n := len(c.msgs)
+	nextCall, nextResult := -1, -1 // the next tool-calling turn and tool result at or after p (n: none yet)
+	for p := max(c.from, minSegmentMessages, 1); p < n; p++ {
 		if !isCutPoint(c.msgs, p) {
 			continue
 		}
 		if first >= 0 {
 			return first
 		}
+		if nextCall < p {
+			nextCall = c.next(p, isToolCallTurn)
+		}
+		if nextResult < p {
+			nextResult = c.next(p, isResultMessage)
+		}
+		if nextResult < nextCall {
+			continue // a result would reach back over the cut
+		}
+		// (Neither seen yet is fine: should a result come before the next
+		// tool call after all, the replay finds it a hazard.)
 		first = p
 	}
 	if first >= 0 {
 		c.from = first // look again from there when more messages come
 	} else {
-		c.from = max(len(c.msgs), 1)
+		c.from = max(n, 1)
 	}
 	return -1
+}
+
+// next is the index of the first message at or after i that is, or
+// len(c.msgs).
+func (c *cutter) next(i int, is func(*jsonl.Value) bool) int {
+	for ; i < len(c.msgs) && !is(&c.msgs[i].V); i++ {
+	}
+	return i
+}
+
+// isToolCallTurn reports an assistant turn with a tool call.
+func isToolCallTurn(v *jsonl.Value) bool {
+	return session.Role(v) == session.RoleAssistant && len(session.ToolCalls(v)) > 0
+}
+
+// isResultMessage reports what pairing treats as a result, or drops before
+// any tool call: a toolResult or tool message, or a value that is not an
+// object.
+func isResultMessage(v *jsonl.Value) bool {
+	if !v.IsObject() {
+		return true
+	}
+	role := session.Role(v)
+	return role == session.RoleToolResult || role == "tool"
 }
 
 // isCutPoint reports a possible cut before msgs[p]: a plain answer (see
