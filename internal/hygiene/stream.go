@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -16,20 +17,20 @@ import (
 //
 // Every rule works on the whole message list, but what most of them decide
 // for a message depends only on its neighbours up to the next assistant
-// turn. A segment ends between an assistant turn without tool calls and the
-// user message after it. There, no tool-call frame, turn merge or
-// result look-ahead crosses the cut, so the rules give each segment what the
+// turn. A segment ends between a finished answer (no tool call) and a user
+// message with text. There, no tool-call frame, turn merge or result
+// look-ahead crosses the cut, so the rules give each segment what the
 // whole-list replay gives it, given the few things carried from segment to
 // segment (the id rewriter's state, the signed-thinking ids kept so far, the
 // latest compaction's time) and the one thing that only the last segment
 // knows (which turn is the latest).
 //
-// Where that reasoning could fail on an unusual session (the assistant or
-// user at a cut removed or merged by a rule, a tool result or a tool-call id
-// that reaches back over a cut, a compaction summary after the first
-// segment, a reserved id an earlier segment already handed out, a last
-// segment without its latest turns), the replay stops with a
-// *SegmentHazard: the caller discards what it wrote and replays the whole
+// Where that reasoning could fail on an unusual session (a segment that no
+// longer starts with a user message or ends with an assistant turn, a tool
+// result or a tool-call id that reaches back over a cut, a compaction
+// summary after the first segment, a reserved id an earlier segment already
+// handed out, a last segment without its latest turns, a history OpenClaw
+// refuses), the replay stops with a *SegmentHazard: the caller discards what it wrote and replays the whole
 // list with ReplayContext instead. Segmenting is an optimisation; it never
 // changes the result.
 
@@ -106,6 +107,9 @@ func ReplayStreamAll(runs []*Run, facts *session.Context, next func() ([]session
 		}
 		if err := replaySegmentAll(runs, errs, c.msgs[:cut], final, emit); err != nil {
 			return errs, err
+		}
+		if !slices.ContainsFunc(errs, func(e error) bool { return e == nil }) {
+			return errs, nil // every run needs the whole-list replay: stop reading
 		}
 		if final {
 			for _, r := range runs {
