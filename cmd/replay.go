@@ -97,7 +97,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 	var facts *session.Context
 	if stream != nil {
 		facts = stream.Facts
-		defer stream.Close()
+		defer func() { stream.Close() }() // the stream of the last attempt
 	}
 	target, err := check.CompleteTarget(hygiene.Target{Provider: opts.provider, ModelAPI: opts.modelAPI,
 		ModelID: opts.modelID, Reasoning: opts.reasoning}, facts)
@@ -125,11 +125,27 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 		return &exitError{code: exitFindings, err: le}
 	}
 	stopGovernor := governMemoryWith(replayHeadroom(src))
-	done, err := replaySegmented(ctx, a, opts, r, stream)
-	stopGovernor()
-	if done || err != nil {
-		return err
+	r.AvoidCuts = map[int]bool{}
+	for attempt := 0; ; attempt++ {
+		done, hazard, err := replaySegmented(ctx, a, opts, r, stream)
+		if done || err != nil {
+			stopGovernor()
+			return err
+		}
+		// A hazard at one cut: try again without that cut, a few times.
+		if hazard == nil || hazard.Cut < 0 || attempt == maxSegmentRetries {
+			break
+		}
+		avoid := r.AvoidCuts
+		avoid[hazard.Cut] = true
+		stream.Close()
+		if stream, err = session.OpenContext(src); err != nil {
+			break // the whole-list load reports it
+		}
+		r = newRun()
+		r.AvoidCuts = avoid
 	}
+	stopGovernor()
 	// A session the segmented replay cannot vouch for, or one OpenClaw
 	// refuses: replay it whole.
 	r = newRun()
@@ -174,16 +190,21 @@ func replayWhole(ctx context.Context, a *app, opts *replayOptions, r *hygiene.Ru
 	return nil
 }
 
+// maxSegmentRetries is how many times replay tries the segmented replay
+// again, each time avoiding one more cut that met a hazard, before it
+// replays the session whole.
+const maxSegmentRetries = 3
+
 // replaySegmented replays the stream segment by segment (memory bounded by
 // a segment, whatever the session's size), spooling the replayed messages
 // to a temporary file, and prints the result. It reports done = false,
-// having printed nothing, when the session needs the whole-list replay: a
-// segmentation hazard, or a line the stream could not read (the whole-list
-// load reports it).
-func replaySegmented(ctx context.Context, a *app, opts *replayOptions, r *hygiene.Run, stream *session.ContextStream) (done bool, err error) {
+// having printed nothing, when the session needs another attempt or the
+// whole-list replay: a segmentation hazard (returned), or a line the stream
+// could not read (the whole-list load reports it).
+func replaySegmented(ctx context.Context, a *app, opts *replayOptions, r *hygiene.Run, stream *session.ContextStream) (done bool, hazard *hygiene.SegmentHazard, err error) {
 	spool, closeSpool, err := newTempFile("openclaw-doctor-replay-*")
 	if err != nil {
-		return false, fmt.Errorf("spooling the replay: %w", err)
+		return false, nil, fmt.Errorf("spooling the replay: %w", err)
 	}
 	defer closeSpool()
 	w := bufio.NewWriterSize(spool, 1<<20)
@@ -206,19 +227,21 @@ func replaySegmented(ctx context.Context, a *app, opts *replayOptions, r *hygien
 	writeErr := out.close()
 	switch {
 	case writeErr != nil:
-		return false, fmt.Errorf("spooling the replay: %w", writeErr)
+		return false, nil, fmt.Errorf("spooling the replay: %w", writeErr)
 	case err == nil:
 	case ctx.Err() != nil:
-		return false, ctx.Err()
-	case streamErr != nil || errors.As(err, new(*hygiene.SegmentHazard)):
-		return false, nil
+		return false, nil, ctx.Err()
+	case streamErr != nil:
+		return false, nil, nil
+	case errors.As(err, &hazard):
+		return false, hazard, nil
 	default:
-		return false, err
+		return false, nil, err
 	}
 	if err := w.Flush(); err != nil {
-		return false, fmt.Errorf("spooling the replay: %w", err)
+		return false, nil, fmt.Errorf("spooling the replay: %w", err)
 	}
-	return true, printSpooled(a, opts, r, spool, contextLen, messages.N)
+	return true, nil, printSpooled(a, opts, r, spool, contextLen, messages.N)
 }
 
 // batchWriter writes batches of replayed messages on a goroutine of its

@@ -19,25 +19,34 @@ import (
 
 // TestReplayLargeSessions: a session long enough to be replayed segment by
 // segment prints exactly what the whole-list replay prints (JSON and text,
-// with --diff), and so does one whose late tool result reaches back over a
-// cut, which the segmented replay must refuse and hand to the whole-list
-// replay.
+// with and without --diff); so does one whose late tool result reaches back
+// over every cut, which the segmented replay must refuse and hand to the
+// whole-list replay, and one where a rule's removal of a turn right after
+// the first cut makes that cut a hazard, which a second attempt avoids.
 func TestReplayLargeSessions(t *testing.T) {
 	dir := t.TempDir()
-	clean := writeLongSession(t, dir, "clean.jsonl", false)
-	hazard := writeLongSession(t, dir, "hazard.jsonl", true)
+	clean := writeLongSession(t, dir, "clean.jsonl", "")
+	hazard := writeLongSession(t, dir, "hazard.jsonl", "late result")
+	retry := writeLongSession(t, dir, "retry.jsonl", "call without input")
 	for _, target := range []hygiene.Target{
 		{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"},
 		{Provider: "openai", ModelAPI: "openai-responses", ModelID: "gpt-5.5"},
 		{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "mistral-large-latest"},
 	} {
-		if got := segmentedOutcome(t, clean, target); got != nil {
+		if got := segmentedOutcome(t, clean, target, nil); got != nil {
 			t.Fatalf("clean session, %s: segmented replay failed: %v", target.Provider, got)
 		}
-		if got := segmentedOutcome(t, hazard, target); !errors.As(got, new(*hygiene.SegmentHazard)) {
-			t.Fatalf("hazard session, %s: segmented replay gave %v, want a SegmentHazard", target.Provider, got)
+		var h *hygiene.SegmentHazard
+		if got := segmentedOutcome(t, hazard, target, nil); !errors.As(got, &h) || h.Cut >= 0 {
+			t.Fatalf("hazard session, %s: segmented replay gave %v, want a SegmentHazard no cut avoids", target.Provider, got)
 		}
-		compareReplayOutputs(t, target, clean, hazard)
+		if got := segmentedOutcome(t, retry, target, nil); !errors.As(got, &h) || h.Cut != 4096 {
+			t.Fatalf("retry session, %s: segmented replay gave %v, want a SegmentHazard at the cut before message 4096", target.Provider, got)
+		}
+		if got := segmentedOutcome(t, retry, target, map[int]bool{4096: true}); got != nil {
+			t.Fatalf("retry session, %s: segmented replay avoiding the cut failed: %v", target.Provider, got)
+		}
+		compareReplayOutputs(t, target, clean, hazard, retry)
 	}
 }
 
@@ -80,8 +89,10 @@ func frozenEnv(k string) string {
 
 // writeLongSession writes 3000 exchanges (question, signed thinking and a
 // tool call, its result, answer): about 12,000 messages, several segments.
-// With hazard, a last tool result answers the first call again.
-func writeLongSession(t *testing.T, dir, name string, hazard bool) string {
+// Damage "late result" adds a last tool result answering the first call
+// again; "call without input" leaves exchange 1024 (right after the first
+// cut) a tool call without arguments, which the rules remove with its turn.
+func writeLongSession(t *testing.T, dir, name, damage string) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(`{"type":"session","version":3,"id":"long","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
@@ -97,9 +108,13 @@ func writeLongSession(t *testing.T, dir, name string, hazard bool) string {
 	const tail = `"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"timestamp":1767225600000,"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5"`
 	for k := range 3000 {
 		entry(fmt.Sprintf(`{"role":"user","content":"question %d","timestamp":1767225600000}`, k))
-		entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","thinkingSignature":"c2ln"},{"type":"toolCall","id":"toolu_%010d","name":"exec","arguments":{"command":"echo %d"}}],"stopReason":"toolUse",%s}`, k, k, tail))
+		if damage == "call without input" && k == 1024 {
+			entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_%010d","name":"exec"}],"stopReason":"toolUse",%s}`, k, tail))
+		} else {
+			entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","thinkingSignature":"c2ln"},{"type":"toolCall","id":"toolu_%010d","name":"exec","arguments":{"command":"echo %d"}}],"stopReason":"toolUse",%s}`, k, k, tail))
+		}
 		entry(fmt.Sprintf(`{"role":"toolResult","toolCallId":"toolu_%010d","toolName":"exec","content":[{"type":"text","text":"%d"}],"isError":false,"timestamp":1767225600000}`, k, k))
-		if hazard && k == 2999 {
+		if damage == "late result" && k == 2999 {
 			entry(`{"role":"toolResult","toolCallId":"toolu_0000000000","toolName":"exec","content":[{"type":"text","text":"late"}],"isError":false,"timestamp":1767225600000}`)
 		}
 		entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"answer %d"}],"stopReason":"stop",%s}`, k, tail))
@@ -111,9 +126,10 @@ func writeLongSession(t *testing.T, dir, name string, hazard bool) string {
 	return path
 }
 
-// segmentedOutcome runs the segmented replay of path alone and returns its
-// error; it fails the test when the session fits in one segment.
-func segmentedOutcome(t *testing.T, path string, target hygiene.Target) error {
+// segmentedOutcome runs the segmented replay of path alone, avoiding the
+// cuts before the messages of avoid, and returns its error; it fails the
+// test when the session fits in one segment.
+func segmentedOutcome(t *testing.T, path string, target hygiene.Target, avoid map[int]bool) error {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -126,7 +142,9 @@ func segmentedOutcome(t *testing.T, path string, target hygiene.Target) error {
 	}
 	defer s.Close()
 	segments := 0
-	err = hygiene.ReplayStream(frozenRun(target), s.Facts, s.Next, func([]hygiene.Message) error {
+	r := frozenRun(target)
+	r.AvoidCuts = avoid
+	err = hygiene.ReplayStream(r, s.Facts, s.Next, func([]hygiene.Message) error {
 		segments++
 		return nil
 	})

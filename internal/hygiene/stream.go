@@ -38,6 +38,10 @@ import (
 // the whole-list replay of the session.
 type SegmentHazard struct {
 	Reason string
+	// Cut is the context index (of the first message after it) of the cut
+	// that failed, when a segmented replay that avoids that cut (see
+	// Run.AvoidCuts) may well succeed; -1 when it cannot help.
+	Cut int
 }
 
 func (h *SegmentHazard) Error() string { return "segmented replay not exact: " + h.Reason }
@@ -82,7 +86,12 @@ func ReplayStreamAll(runs []*Run, facts *session.Context, next func() ([]session
 			r.seg = nil
 		}
 	}()
-	var c cutter
+	c := cutter{avoid: map[int]bool{}}
+	for _, r := range runs {
+		for k := range r.AvoidCuts {
+			c.avoid[k] = true
+		}
+	}
 	eof := false
 	for {
 		cut := c.find()
@@ -105,7 +114,7 @@ func ReplayStreamAll(runs []*Run, facts *session.Context, next func() ([]session
 				return errs, nil
 			}
 		}
-		if err := replaySegmentAll(runs, errs, c.msgs[:cut], final, emit); err != nil {
+		if err := replaySegmentAll(runs, errs, c.msgs[:cut], c.base, final, emit); err != nil {
 			return errs, err
 		}
 		if !slices.ContainsFunc(errs, func(e error) bool { return e == nil }) {
@@ -122,7 +131,7 @@ func ReplayStreamAll(runs []*Run, facts *session.Context, next func() ([]session
 }
 
 // replaySegmentAll replays one segment for every run without a hazard.
-func replaySegmentAll(runs []*Run, errs []error, msgs []Message, final bool, emit func(k int, msgs []Message) error) error {
+func replaySegmentAll(runs []*Run, errs []error, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error) error {
 	last := len(runs) - 1
 	for last >= 0 && errs[last] != nil {
 		last--
@@ -135,6 +144,7 @@ func replaySegmentAll(runs []*Run, errs []error, msgs []Message, final bool, emi
 		if k != last {
 			own = cloneMessages(msgs) // the rules edit the values they are given
 		}
+		r.seg.start, r.seg.end = start, start+len(msgs)
 		out, err := r.replaySegment(own, final)
 		if err != nil {
 			errs[k] = err
@@ -149,8 +159,10 @@ func replaySegmentAll(runs []*Run, errs []error, msgs []Message, final bool, emi
 
 // cutter collects messages and finds where the next segment ends.
 type cutter struct {
-	msgs []Message
-	from int // cut candidates before from have been looked at
+	msgs  []Message
+	from  int          // cut candidates before from have been looked at
+	base  int          // the context index of msgs[0]
+	avoid map[int]bool // context indexes not to cut before
 }
 
 func (c *cutter) add(chunk []session.ContextMessage) {
@@ -167,7 +179,7 @@ func (c *cutter) add(chunk []session.ContextMessage) {
 func (c *cutter) drop(n int) {
 	rest := copy(c.msgs, c.msgs[n:])
 	clear(c.msgs[rest:]) // let the replayed messages go
-	c.msgs, c.from = c.msgs[:rest], 0
+	c.msgs, c.from, c.base = c.msgs[:rest], 0, c.base+n
 }
 
 // find returns where the collected messages can be cut, or -1: the first
@@ -182,7 +194,7 @@ func (c *cutter) find() int {
 	n := len(c.msgs)
 	nextCall, nextResult := -1, -1 // the next tool-calling turn and tool result at or after p (n: none yet)
 	for p := max(c.from, minSegmentMessages, 1); p < n; p++ {
-		if !isCutPoint(c.msgs, p) {
+		if !isCutPoint(c.msgs, p) || c.avoid[c.base+p] {
 			continue
 		}
 		if first >= 0 {
@@ -282,7 +294,9 @@ func hasUserText(v *jsonl.Value) bool {
 // segment is what a segmented replay carries between segments.
 type segment struct {
 	first, last bool
+	start, end  int // context indexes of the segment's first message and of the one after it
 	hazard      string
+	hazardCut   int // SegmentHazard.Cut
 	// cutoff is the latest compaction summary's time (set by the first
 	// segment, which holds every compaction summary).
 	cutoff    float64
@@ -312,7 +326,7 @@ func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 	if err != nil {
 		// The whole-list replay records every step's changes over the
 		// whole history before it refuses: let it report the refusal.
-		return nil, &SegmentHazard{Reason: "OpenClaw refuses the history: " + err.Error()}
+		return nil, &SegmentHazard{Reason: "OpenClaw refuses the history: " + err.Error(), Cut: -1}
 	}
 	// Turns merge only with turns of their role: an assistant turn ending
 	// one segment and a user message starting the next keep the segments
@@ -322,12 +336,12 @@ func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 	switch {
 	case s.hazard != "":
 	case !s.first && (len(out) == 0 || session.Role(&out[0].V) != session.RoleUser):
-		s.fail("a segment does not start with a user message")
+		s.failAt("a segment does not start with a user message", s.start)
 	case !last && (len(out) == 0 || session.Role(&out[len(out)-1].V) != session.RoleAssistant):
-		s.fail("a segment does not end with an assistant turn")
+		s.failAt("a segment does not end with an assistant turn", s.end)
 	}
 	if s.hazard != "" {
-		return nil, &SegmentHazard{Reason: s.hazard}
+		return nil, &SegmentHazard{Reason: s.hazard, Cut: s.hazardCut}
 	}
 	s.first = false
 	return out, nil
@@ -400,10 +414,13 @@ func isMessageIDKey(k string) bool {
 	return false
 }
 
-// fail records the first hazard.
-func (s *segment) fail(reason string) {
+// fail records the first hazard, which avoiding a single cut cannot help.
+func (s *segment) fail(reason string) { s.failAt(reason, -1) }
+
+// failAt records the first hazard and the cut it comes from.
+func (s *segment) failAt(reason string, cut int) {
 	if s != nil && s.hazard == "" {
-		s.hazard = reason
+		s.hazard, s.hazardCut = reason, cut
 	}
 }
 
@@ -414,7 +431,7 @@ func (s *segment) beforeLast() bool { return s != nil && !s.last }
 // kind the rules look for: the whole list may have one before the segment.
 func (s *segment) latestMissing(what string) {
 	if s != nil && !s.first {
-		s.fail("the last segment has no " + what)
+		s.failAt("the last segment has no "+what, s.start)
 	}
 }
 
@@ -431,7 +448,7 @@ func (s *segment) checkHead(msgs []Message, rule string) {
 		case role == session.RoleAssistant && len(session.ToolCalls(v)) > 0:
 			return
 		case role == session.RoleToolResult || role == "tool" || !v.IsObject():
-			s.fail(rule + ": a tool result before the segment's first tool call")
+			s.failAt(rule+": a tool result before the segment's first tool call", s.start)
 			return
 		}
 	}

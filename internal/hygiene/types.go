@@ -83,6 +83,9 @@ type Run struct {
 	// not the changes themselves: for output that lists none. A replay
 	// rewriting every turn of a large session then keeps no log.
 	CountOnly bool
+	// AvoidCuts are context indexes a segmented replay must not cut
+	// before: the cuts of SegmentHazards met by an earlier attempt.
+	AvoidCuts map[int]bool
 	counts    map[string]int
 	// seg is the state a segmented replay carries between segments (nil
 	// when the whole list is replayed at once).
