@@ -49,7 +49,12 @@ func TestDetectors(t *testing.T) {
 			asstCalls("a1", "r0", "anthropic-messages", "c1"), toolResult("r1", "a1", "c1"), toolResult("r2", "r1", "c1"),
 			asstCalls("a2", "r2", "anthropic-messages", "c2"), userMsg("u2", "a2", "wait"), toolResult("r3", "u2", "c2")},
 			[]string{"3:" + string(OrphanToolResult), "6:" + string(OrphanToolResult), "7:" + string(MissingToolResult), "9:" + string(OrphanToolResult)}},
-		{"same call id twice in a turn is one call", []string{hdr, userHello, asstCalls("a1", "u1", "anthropic-messages", "c1", "c1"), toolResult("r1", "a1", "c1")}, nil},
+		// OpenClaw's pairing gives each occurrence of a repeated id its own
+		// result, in order (and a synthetic one when there is none).
+		{"same call id twice in a turn is two calls", []string{hdr, userHello, asstCalls("a1", "u1", "anthropic-messages", "c1", "c1"), toolResult("r1", "a1", "c1")},
+			[]string{"3:" + string(MissingToolResult)}},
+		{"same call id twice in a turn, both answered", []string{hdr, userHello, asstCalls("a1", "u1", "anthropic-messages", "c1", "c1"),
+			toolResult("r1", "a1", "c1"), toolResult("r2", "r1", "c1")}, nil},
 		{"result id only in an alias field", []string{hdr, userHello, asstCalls("a1", "u1", "anthropic-messages", "c1"),
 			`{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-03-14T09:27:02.000Z","message":{"role":"toolResult","tool_call_id":"c1","toolName":"read","content":[],"isError":false}}`},
 			[]string{"3:" + string(MissingToolResult), "4:" + string(OrphanToolResult)}},

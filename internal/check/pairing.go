@@ -64,9 +64,8 @@ func (pr *pairing) reserve(n int) {
 func (pr *pairing) assistant(p *pass, line int, entryID string, calls []callFact) {
 	pr.closeTurn(p)
 	for _, c := range calls {
-		if pr.inTurn(c.id) {
-			continue // the same id twice in one turn: one result answers it
-		}
+		// The same id twice in one turn makes two calls, each answered by
+		// its own result in order, as OpenClaw's pairing has it.
 		id := pr.keep(c.id)
 		pr.turn = append(pr.turn, pendingCall{id: id, name: pr.keep(c.name), entryID: entryID, line: line})
 		h := idHash(id)
@@ -90,15 +89,6 @@ func (pr *pairing) keep(s string) string {
 	start := len(pr.text)
 	pr.text = append(pr.text, s...)
 	return unsafe.String(unsafe.SliceData(pr.text[start:]), len(s))
-}
-
-func (pr *pairing) inTurn(id string) bool {
-	for _, c := range pr.turn {
-		if c.id == id {
-			return true
-		}
-	}
-	return false
 }
 
 // result matches a tool result against the open turn.
