@@ -97,7 +97,11 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 	var facts *session.Context
 	if stream != nil {
 		facts = stream.Facts
-		defer func() { stream.Close() }() // the stream of the last attempt
+		defer func() { // the stream of the last attempt, if it opened
+			if stream != nil {
+				stream.Close()
+			}
+		}()
 	}
 	target, err := check.CompleteTarget(hygiene.Target{Provider: opts.provider, ModelAPI: opts.modelAPI,
 		ModelID: opts.modelID, Reasoning: opts.reasoning}, facts)
@@ -125,27 +129,11 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 		return &exitError{code: exitFindings, err: le}
 	}
 	stopGovernor := governMemoryWith(replayHeadroom(src))
-	r.AvoidCuts = map[int]bool{}
-	for attempt := 0; ; attempt++ {
-		done, hazard, err := replaySegmented(ctx, a, opts, r, stream)
-		if done || err != nil {
-			stopGovernor()
-			return err
-		}
-		// A hazard at one cut: try again without that cut, a few times.
-		if hazard == nil || hazard.Cut < 0 || attempt == maxSegmentRetries {
-			break
-		}
-		avoid := r.AvoidCuts
-		avoid[hazard.Cut] = true
-		stream.Close()
-		if stream, err = session.OpenContext(src); err != nil {
-			break // the whole-list load reports it
-		}
-		r = newRun()
-		r.AvoidCuts = avoid
-	}
+	done, err := replayAttempts(ctx, a, opts, src, &stream, r, newRun)
 	stopGovernor()
+	if done || err != nil {
+		return err
+	}
 	// A session the segmented replay cannot vouch for, or one OpenClaw
 	// refuses: replay it whole.
 	r = newRun()
@@ -188,6 +176,33 @@ func replayWhole(ctx context.Context, a *app, opts *replayOptions, r *hygiene.Ru
 		return &exitError{code: exitFindings, err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", r.Target.Provider, replayErr)}
 	}
 	return nil
+}
+
+// replayAttempts runs the segmented replay over *stream with r, and after a
+// hazard at one cut again without that cut (on a new stream of src and a
+// new run), up to maxSegmentRetries times. It reports done = false, having
+// printed nothing, when the session needs the whole-list replay; *stream is
+// the last stream opened (nil if opening it failed).
+func replayAttempts(ctx context.Context, a *app, opts *replayOptions, src io.ReaderAt, stream **session.ContextStream,
+	r *hygiene.Run, newRun func() *hygiene.Run) (done bool, err error) {
+	avoid := map[int]bool{}
+	for attempt := 0; ; attempt++ {
+		r.AvoidCuts = avoid
+		done, hazard, err := replaySegmented(ctx, a, opts, r, *stream)
+		if done || err != nil {
+			return done, err
+		}
+		if hazard == nil || hazard.Cut < 0 || attempt == maxSegmentRetries {
+			return false, nil
+		}
+		avoid[hazard.Cut] = true
+		(*stream).Close()
+		if *stream, err = session.OpenContext(src); err != nil {
+			*stream = nil
+			return false, nil // the whole-list load reports it
+		}
+		r = newRun()
+	}
 }
 
 // maxSegmentRetries is how many times replay tries the segmented replay
