@@ -180,7 +180,7 @@ func replayWhole(ctx context.Context, a *app, opts *replayOptions, r *hygiene.Ru
 
 // replayAttempts runs the segmented replay over *stream with r, and after a
 // hazard at one cut again without that cut (on a new stream of src and a
-// new run), up to maxSegmentRetries times. It reports done = false, having
+// new run), up to hygiene.SegmentRetries times. It reports done = false, having
 // printed nothing, when the session needs the whole-list replay; *stream is
 // the last stream opened (nil if opening it failed).
 func replayAttempts(ctx context.Context, a *app, opts *replayOptions, src io.ReaderAt, stream **session.ContextStream,
@@ -192,7 +192,7 @@ func replayAttempts(ctx context.Context, a *app, opts *replayOptions, src io.Rea
 		if done || err != nil {
 			return done, err
 		}
-		if hazard == nil || hazard.Cut < 0 || attempt == maxSegmentRetries {
+		if hazard == nil || hazard.Cut < 0 || attempt == hygiene.SegmentRetries {
 			return false, nil
 		}
 		avoid[hazard.Cut] = true
@@ -204,11 +204,6 @@ func replayAttempts(ctx context.Context, a *app, opts *replayOptions, src io.Rea
 		r = newRun()
 	}
 }
-
-// maxSegmentRetries is how many times replay tries the segmented replay
-// again, each time avoiding one more cut that met a hazard, before it
-// replays the session whole.
-const maxSegmentRetries = 3
 
 // replaySegmented replays the stream segment by segment (memory bounded by
 // a segment, whatever the session's size), spooling the replayed messages

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // TestReplayLargeSessions: a session long enough to be replayed segment by
@@ -26,8 +26,8 @@ import (
 func TestReplayLargeSessions(t *testing.T) {
 	dir := t.TempDir()
 	clean := writeLongSession(t, dir, "clean.jsonl", "")
-	hazard := writeLongSession(t, dir, "hazard.jsonl", "late result")
-	retry := writeLongSession(t, dir, "retry.jsonl", "call without input")
+	hazard := writeLongSession(t, dir, "hazard.jsonl", sessiontest.LateResult)
+	retry := writeLongSession(t, dir, "retry.jsonl", sessiontest.CallWithoutInput)
 	for _, target := range []hygiene.Target{
 		{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"},
 		{Provider: "openai", ModelAPI: "openai-responses", ModelID: "gpt-5.5"},
@@ -87,40 +87,11 @@ func frozenEnv(k string) string {
 	return ""
 }
 
-// writeLongSession writes 3000 exchanges (question, signed thinking and a
-// tool call, its result, answer): about 12,000 messages, several segments.
-// Damage "late result" adds a last tool result answering the first call
-// again; "call without input" leaves exchange 1024 (right after the first
-// cut) a tool call without arguments, which the rules remove with its turn.
+// writeLongSession writes sessiontest.Long(damage) to dir/name.
 func writeLongSession(t *testing.T, dir, name, damage string) string {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString(`{"type":"session","version":3,"id":"long","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
-	n := 0
-	entry := func(msg string) {
-		parent := "null"
-		if n > 0 {
-			parent = fmt.Sprintf("%q", fmt.Sprintf("e%07d", n))
-		}
-		n++
-		fmt.Fprintf(&b, `{"type":"message","id":"e%07d","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":%s}`+"\n", n, parent, msg)
-	}
-	const tail = `"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"timestamp":1767225600000,"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5"`
-	for k := range 3000 {
-		entry(fmt.Sprintf(`{"role":"user","content":"question %d","timestamp":1767225600000}`, k))
-		if damage == "call without input" && k == 1024 {
-			entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_%010d","name":"exec"}],"stopReason":"toolUse",%s}`, k, tail))
-		} else {
-			entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","thinkingSignature":"c2ln"},{"type":"toolCall","id":"toolu_%010d","name":"exec","arguments":{"command":"echo %d"}}],"stopReason":"toolUse",%s}`, k, k, tail))
-		}
-		entry(fmt.Sprintf(`{"role":"toolResult","toolCallId":"toolu_%010d","toolName":"exec","content":[{"type":"text","text":"%d"}],"isError":false,"timestamp":1767225600000}`, k, k))
-		if damage == "late result" && k == 2999 {
-			entry(`{"role":"toolResult","toolCallId":"toolu_0000000000","toolName":"exec","content":[{"type":"text","text":"late"}],"isError":false,"timestamp":1767225600000}`)
-		}
-		entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"answer %d"}],"stopReason":"stop",%s}`, k, tail))
-	}
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+	if err := os.WriteFile(path, sessiontest.Long(damage), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -322,33 +322,53 @@ func Provider(ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
 	}
 	targets := providerTargets(o, s.Facts)
 	outcomes := make([]targetOutcome, len(targets))
+	avoid := make([]map[int]bool, len(targets)) // cuts that met a hazard, by target
+	pending := make([]int, len(targets))
+	for k := range pending {
+		pending[k] = k
+	}
 	var whole []int // targets the segmented replay cannot vouch for
 	// Targets go a batch at a time, each batch over one read of the
 	// session, and each batch's change logs are folded before the next:
-	// a batch bounds how many logs there are at once.
-	for start := 0; start < len(targets); start += providerBatch {
-		if start > 0 {
-			if s, err = session.OpenContext(ra); err != nil {
+	// a batch bounds how many logs there are at once. A target whose replay
+	// met a hazard at one cut goes again without that cut, a few times.
+	for attempt := 0; len(pending) > 0; attempt++ {
+		var again []int
+		for start := 0; start < len(pending); start += providerBatch {
+			if s == nil {
+				if s, err = session.OpenContext(ra); err != nil {
+					return providerWhole(ra, path, o)
+				}
+			}
+			batch := pending[start:min(start+providerBatch, len(pending))]
+			runs := make([]*hygiene.Run, len(batch))
+			for i, k := range batch {
+				runs[i] = newReplayRun(targets[k].Target, o.Now)
+				runs[i].AvoidCuts = avoid[k]
+			}
+			errs, err := hygiene.ReplayStreamAll(runs, s.Facts, s.Next, func(int, []hygiene.Message) error { return nil })
+			s.Close()
+			s = nil
+			if err != nil { // a line that changed, or one OpenClaw's loader throws on: the whole load reports it
 				return providerWhole(ra, path, o)
 			}
-		}
-		batch := targets[start:min(start+providerBatch, len(targets))]
-		runs := make([]*hygiene.Run, len(batch))
-		for k, nt := range batch {
-			runs[k] = newReplayRun(nt.Target, o.Now)
-		}
-		errs, err := hygiene.ReplayStreamAll(runs, s.Facts, s.Next, func(int, []hygiene.Message) error { return nil })
-		s.Close()
-		if err != nil { // a line that changed, or one OpenClaw's loader throws on: the whole load reports it
-			return providerWhole(ra, path, o)
-		}
-		for k, r := range runs {
-			if errs[k] != nil {
-				whole = append(whole, start+k)
-				continue
+			for i, k := range batch {
+				var h *hygiene.SegmentHazard
+				switch {
+				case errs[i] == nil:
+					outcomes[k] = foldTarget(path, &o, targets[k], runs[i])
+				case errors.As(errs[i], &h) && h.Cut >= 0 && attempt < hygiene.SegmentRetries:
+					if avoid[k] == nil {
+						avoid[k] = map[int]bool{}
+					}
+					avoid[k][h.Cut] = true
+					again = append(again, k)
+				default:
+					whole = append(whole, k)
+				}
 			}
-			outcomes[start+k] = foldTarget(path, &o, batch[k], r)
 		}
+		pending = again
 	}
 	if len(whole) > 0 {
 		sctx, err := session.ReadContext(ra)

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 var conformanceDir = filepath.Join("..", "..", "testdata", "conformance")
@@ -365,4 +367,27 @@ func FuzzProvider(f *testing.F) {
 			t.Errorf("%d matrix rows", len(res.Matrix))
 		}
 	})
+}
+
+// TestProviderSegmentedMatchesWhole: on long sessions (one clean, one whose
+// first cut meets a hazard the replay gets past by avoiding it, one no cut
+// avoids), check --provider P and --provider all report exactly what
+// replaying each target whole reports.
+func TestProviderSegmentedMatchesWhole(t *testing.T) {
+	for _, damage := range []string{"", sessiontest.CallWithoutInput, sessiontest.LateResult} {
+		data := sessiontest.Long(damage)
+		for _, o := range []ProviderOptions{
+			{Target: hygiene.Target{Provider: "anthropic"}, Now: corpusClock},
+			{Target: hygiene.Target{Provider: ProviderAll}, Now: corpusClock},
+		} {
+			got := Provider(bytes.NewReader(data), "long.jsonl", o)
+			want := providerWhole(bytes.NewReader(data), "long.jsonl", o)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("damage %q, provider %s: segmented findings differ from the whole-list replay's", damage, o.Target.Provider)
+			}
+			if len(got.Findings) == 0 {
+				t.Errorf("damage %q, provider %s: no findings (the session's replay rewrites it)", damage, o.Target.Provider)
+			}
+		}
+	}
 }

@@ -46,6 +46,11 @@ type SegmentHazard struct {
 
 func (h *SegmentHazard) Error() string { return "segmented replay not exact: " + h.Reason }
 
+// SegmentRetries is how many times a caller tries a segmented replay
+// again, each time avoiding one more cut that met a hazard (Run.AvoidCuts),
+// before it replays the session whole.
+const SegmentRetries = 3
+
 // minSegmentMessages is the least number of messages a segment (but the
 // last) holds: per-segment costs are then negligible, and memory stays a
 // few megabytes.

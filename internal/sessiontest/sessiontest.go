@@ -1,0 +1,52 @@
+// Package sessiontest writes session files for tests: long, regular
+// sessions with one kind of damage put where a segmented replay meets it.
+package sessiontest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The damages Long can put in a session.
+const (
+	// LateResult adds a last tool result answering the first call again:
+	// it reaches back over every cut of a segmented replay.
+	LateResult = "late result"
+	// CallWithoutInput gives exchange 1024 (the one right after the first
+	// cut of a segmented replay) a tool call without arguments, which the
+	// replay removes with its turn, leaving the call's result ahead of the
+	// segment's first tool call.
+	CallWithoutInput = "call without input"
+)
+
+// Long returns a session of 3000 exchanges (a question; signed thinking and
+// a tool call; its result; an answer), about 12,000 messages on one branch,
+// with damage ("" for none, LateResult or CallWithoutInput).
+func Long(damage string) []byte {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"long","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	n := 0
+	entry := func(msg string) {
+		parent := "null"
+		if n > 0 {
+			parent = fmt.Sprintf("%q", fmt.Sprintf("e%07d", n))
+		}
+		n++
+		fmt.Fprintf(&b, `{"type":"message","id":"e%07d","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":%s}`+"\n", n, parent, msg)
+	}
+	const tail = `"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"timestamp":1767225600000,"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5"`
+	for k := range 3000 {
+		entry(fmt.Sprintf(`{"role":"user","content":"question %d","timestamp":1767225600000}`, k))
+		if damage == CallWithoutInput && k == 1024 {
+			entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_%010d","name":"exec"}],"stopReason":"toolUse",%s}`, k, tail))
+		} else {
+			entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","thinkingSignature":"c2ln"},{"type":"toolCall","id":"toolu_%010d","name":"exec","arguments":{"command":"echo %d"}}],"stopReason":"toolUse",%s}`, k, k, tail))
+		}
+		entry(fmt.Sprintf(`{"role":"toolResult","toolCallId":"toolu_%010d","toolName":"exec","content":[{"type":"text","text":"%d"}],"isError":false,"timestamp":1767225600000}`, k, k))
+		if damage == LateResult && k == 2999 {
+			entry(`{"role":"toolResult","toolCallId":"toolu_0000000000","toolName":"exec","content":[{"type":"text","text":"late"}],"isError":false,"timestamp":1767225600000}`)
+		}
+		entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"answer %d"}],"stopReason":"stop",%s}`, k, tail))
+	}
+	return []byte(b.String())
+}
