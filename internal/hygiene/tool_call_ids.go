@@ -230,18 +230,24 @@ func (res *toolIDResolver) allocate(seed string) string {
 	return next
 }
 
-// claim marks id as used when it is free, reporting whether it was.
+// claim marks id as used when it is free, reporting whether it was. id
+// must be the resolver's own copy (it becomes a key).
 func (res *toolIDResolver) claim(id string) bool {
 	if res.used[id] {
 		return false
 	}
-	res.used[strings.Clone(id)] = true
+	res.used[id] = true
 	return true
 }
 
 func (res *toolIDResolver) resolveAssistantID(id string) string {
 	k := res.callOccurrences[id] + 1
-	res.callOccurrences[own(id, k == 1)] = k
+	if k == 1 {
+		// The id becomes a key of the maps below (and often the id kept):
+		// one copy serves them all.
+		id = strings.Clone(id)
+	}
+	res.callOccurrences[id] = k
 	var next string
 	switch {
 	case res.openAIStyle && k > 1:
@@ -256,7 +262,7 @@ func (res *toolIDResolver) resolveAssistantID(id string) string {
 		next = res.allocate(id + ":" + strconv.Itoa(k))
 	}
 	q := res.pending[id]
-	res.pending[own(id, q == nil)] = append(q, next)
+	res.pending[own(id, q == nil && k > 1)] = append(q, next)
 	return next
 }
 
@@ -291,7 +297,10 @@ func (res *toolIDResolver) resolveToolResultID(id string) string {
 		return next
 	}
 	n := res.orphanResults[id] + 1
-	res.orphanResults[own(id, n == 1)] = n
+	if n == 1 {
+		id = strings.Clone(id) // a key of the maps (and maybe the id kept)
+	}
+	res.orphanResults[id] = n
 	if res.preserveNative && n == 1 && isNativeAnthropicToolUseID(id) && res.claim(id) {
 		return id
 	}
