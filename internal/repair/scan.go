@@ -82,46 +82,52 @@ func (s *scanner) space() {
 
 // object scans an object at s.i whose members are noted at level.
 func (s *scanner) object(level int) error {
-	s.i++
-	s.space()
-	if s.i < len(s.d) && s.d[s.i] == '}' {
-		s.i++
+	if s.open('}') {
 		return nil
 	}
 	for {
-		if s.i >= len(s.d) || s.d[s.i] != '"' {
-			return errSyntax
-		}
-		start := s.i + 1
-		esc, err := s.str()
+		key, esc, err := s.memberKey()
 		if err != nil {
 			return err
 		}
-		key := s.d[start : s.i-1]
-		s.space()
-		if s.i >= len(s.d) || s.d[s.i] != ':' {
-			return errSyntax
-		}
-		s.i++
-		s.space()
 		if err := s.member(level, keyString(key, esc)); err != nil {
 			return err
 		}
-		s.space()
-		if s.i >= len(s.d) {
-			return errSyntax
-		}
-		switch s.d[s.i] {
-		case ',':
-			s.i++
-			s.space()
-		case '}':
-			s.i++
-			return nil
-		default:
-			return errSyntax
+		if more, err := s.more('}'); !more || err != nil {
+			return err
 		}
 	}
+}
+
+// open steps into the container at s.i and reports whether it is empty
+// (its closing byte, close, is then consumed too).
+func (s *scanner) open(close byte) bool {
+	s.i++
+	s.space()
+	if s.i < len(s.d) && s.d[s.i] == close {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// more steps over what follows a container's element: a comma (true:
+// another element comes) or the closing byte close (false).
+func (s *scanner) more(close byte) (bool, error) {
+	s.space()
+	if s.i >= len(s.d) {
+		return false, errSyntax
+	}
+	switch s.d[s.i] {
+	case ',':
+		s.i++
+		s.space()
+		return true, nil
+	case close:
+		s.i++
+		return false, nil
+	}
+	return false, errSyntax
 }
 
 // keyString is a member name as JSON.parse decodes it; it aliases the line
@@ -337,10 +343,7 @@ func (s *scanner) content() error {
 		return s.leaf(&m.Content)
 	}
 	m.Content = Field{kind: jsonl.Array, present: true}
-	s.i++
-	s.space()
-	if s.i < len(s.d) && s.d[s.i] == ']' {
-		s.i++
+	if s.open(']') {
 		return nil
 	}
 	for {
@@ -354,19 +357,8 @@ func (s *scanner) content() error {
 		} else if _, err := s.skip(); err != nil {
 			return err
 		}
-		s.space()
-		if s.i >= len(s.d) {
-			return errSyntax
-		}
-		switch s.d[s.i] {
-		case ',':
-			s.i++
-			s.space()
-		case ']':
-			s.i++
-			return nil
-		default:
-			return errSyntax
+		if more, err := s.more(']'); !more || err != nil {
+			return err
 		}
 	}
 }
@@ -432,7 +424,7 @@ func (s *scanner) skip() (jsonl.Kind, error) {
 			}
 			s.stack = append(s.stack, c)
 			if c == '{' {
-				if err := s.memberKey(); err != nil {
+				if _, _, err := s.memberKey(); err != nil {
 					return 0, err
 				}
 			}
@@ -483,7 +475,7 @@ func (s *scanner) skip() (jsonl.Kind, error) {
 				s.i++
 				s.space()
 				if top == '{' {
-					if err := s.memberKey(); err != nil {
+					if _, _, err := s.memberKey(); err != nil {
 						return 0, err
 					}
 				}
@@ -498,21 +490,24 @@ func (s *scanner) skip() (jsonl.Kind, error) {
 	}
 }
 
-// memberKey scans `"key" :` inside a skipped object.
-func (s *scanner) memberKey() error {
+// memberKey scans `"key" :` and returns the key's raw text and whether it
+// holds an escape.
+func (s *scanner) memberKey() (key []byte, escaped bool, err error) {
 	if s.i >= len(s.d) || s.d[s.i] != '"' {
-		return errSyntax
+		return nil, false, errSyntax
 	}
-	if _, err := s.str(); err != nil {
-		return err
+	start := s.i + 1
+	if escaped, err = s.str(); err != nil {
+		return nil, false, err
 	}
+	key = s.d[start : s.i-1]
 	s.space()
 	if s.i >= len(s.d) || s.d[s.i] != ':' {
-		return errSyntax
+		return nil, false, errSyntax
 	}
 	s.i++
 	s.space()
-	return nil
+	return key, escaped, nil
 }
 
 func (s *scanner) lit(l string) error {
