@@ -1,11 +1,11 @@
 package hygiene
 
 import (
-	"crypto/rand"
 	"fmt"
 	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
 // Target is the provider and model a session is replayed for.
@@ -103,7 +103,7 @@ type Run struct {
 // NewRun returns a Run for target with OpenClaw's policy, the real clock and
 // random UUIDs.
 func NewRun(t Target) *Run {
-	return &Run{Target: t, Policy: ResolvePolicy(t), Now: time.Now, UUID: randomUUID}
+	return &Run{Target: t, Policy: ResolvePolicy(t), Now: time.Now, UUID: session.RandomUUID}
 }
 
 // NowMillis is the current time in epoch milliseconds, as Date.now().
@@ -145,15 +145,6 @@ func (r *Run) addChange(c Change) {
 
 // at starts pipeline step n.
 func (r *Run) at(n int) { r.step, r.phase = n, 0 }
-
-// randomUUID returns a random RFC 4122 version 4 UUID.
-func randomUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
 
 // count counts a change made by rule.
 func (r *Run) count(rule string) {

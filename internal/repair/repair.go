@@ -1,7 +1,6 @@
 package repair
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
 // Options configure [RepairFile] and [RepairTo].
@@ -47,7 +47,7 @@ func (o *Options) uuid() string {
 	if o.UUID != nil {
 		return o.UUID()
 	}
-	return randomUUID()
+	return session.RandomUUID()
 }
 
 // Result is OpenClaw's result object for one file (fix-rules.md §1), plus
@@ -277,13 +277,4 @@ func nodeErrorMessage(err error, abs string) string {
 		return fmt.Sprintf("ELOOP: too many symbolic links encountered, %s '%s'", op, abs)
 	}
 	return err.Error()
-}
-
-// randomUUID returns a random RFC 4122 version 4 UUID, as crypto.randomUUID.
-func randomUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

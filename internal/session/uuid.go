@@ -1,0 +1,16 @@
+package session
+
+import (
+	"crypto/rand"
+	"fmt"
+)
+
+// RandomUUID returns a random RFC 4122 version 4 UUID, as JavaScript's
+// crypto.randomUUID (OpenClaw's ids for the entries and messages it makes).
+func RandomUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
