@@ -90,12 +90,8 @@ var ErrLocked = errors.New("session is locked")
 // touched at all: same bytes, same mtime.
 func RepairFile(path string, opts Options) (Result, error) {
 	res := Result{Path: path}
-	abs, reason := resolvePath(path)
+	abs, reason := locate(path)
 	if reason != "" {
-		res.Reason = reason
-		return res, nil
-	}
-	if reason := probe(abs); reason != "" {
 		res.Reason = reason
 		return res, nil
 	}
@@ -170,17 +166,22 @@ func replaceFile(res Result, abs string, snap Snapshot, plan *Plan, opts Options
 	return res, err // after the rename an error is a warning: the file is repaired
 }
 
+// locate resolves path and probes the file, as OpenClaw does before a
+// repair: the absolute path, or OpenClaw's reason for leaving it alone.
+func locate(path string) (abs, reason string) {
+	if abs, reason = resolvePath(path); reason != "" {
+		return "", reason
+	}
+	return abs, probe(abs)
+}
+
 // RepairTo writes the repaired content of the session file at path to w
 // without touching the file: the file's own bytes, unchanged, when nothing
 // needs (or can be) repaired. The result is what RepairFile would report.
 func RepairTo(w io.Writer, path string, opts Options) (Result, error) {
 	res := Result{Path: path}
-	abs, reason := resolvePath(path)
+	abs, reason := locate(path)
 	if reason != "" {
-		res.Reason = reason
-		return res, nil
-	}
-	if reason := probe(abs); reason != "" {
 		res.Reason = reason
 		return res, nil
 	}
