@@ -157,21 +157,13 @@ func resized(img image.Image, w, h int) image.Image {
 func makeOpaque(img image.Image) image.Image {
 	switch m := img.(type) {
 	case *image.NRGBA:
-		for i := 3; i < len(m.Pix); i += 4 {
-			m.Pix[i] = 0xFF
-		}
+		opaque8(m.Pix)
 	case *image.NRGBA64:
-		for i := 6; i < len(m.Pix); i += 8 {
-			m.Pix[i], m.Pix[i+1] = 0xFF, 0xFF
-		}
+		opaque16(m.Pix)
 	case *image.RGBA:
-		for i := 3; i < len(m.Pix); i += 4 {
-			m.Pix[i] = 0xFF
-		}
+		opaque8(m.Pix)
 	case *image.RGBA64:
-		for i := 6; i < len(m.Pix); i += 8 {
-			m.Pix[i], m.Pix[i+1] = 0xFF, 0xFF
-		}
+		opaque16(m.Pix)
 	case *image.Paletted:
 		for i, c := range m.Palette {
 			n := color.NRGBAModel.Convert(c).(color.NRGBA)
@@ -182,6 +174,20 @@ func makeOpaque(img image.Image) image.Image {
 		return &m.YCbCr
 	}
 	return img
+}
+
+// opaque8 sets the alpha of every 8-bit RGBA pixel of pix to opaque.
+func opaque8(pix []byte) {
+	for i := 3; i < len(pix); i += 4 {
+		pix[i] = 0xFF
+	}
+}
+
+// opaque16 sets the alpha of every 16-bit RGBA pixel of pix to opaque.
+func opaque16(pix []byte) {
+	for i := 6; i < len(pix); i += 8 {
+		pix[i], pix[i+1] = 0xFF, 0xFF
+	}
 }
 
 // encodable returns an opaque img in a form the JPEG encoder handles fast
