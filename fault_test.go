@@ -210,6 +210,9 @@ var killTriggers = []killTrigger{
 	}},
 }
 
+// killAtRename kills the moment the rename shows.
+var killAtRename = killTrigger{"at rename", renamed, func(*rand.Rand, time.Duration) time.Duration { return 0 }}
+
 func tempExists(dir, _ string, pid int) bool {
 	entries, _ := os.ReadDir(dir)
 	marker := ".repair." + strconv.Itoa(pid) + "."
@@ -263,6 +266,15 @@ func TestFixSurvivesSIGKILL(t *testing.T) {
 		f.killTrial(t, i, killTriggers[i%len(killTriggers)], rng, window, &st)
 		if t.Failed() {
 			t.Fatalf("trial %d failed", i)
+		}
+	}
+	// The process does little after the rename, so a loaded machine can let
+	// every "after rename" kill arrive too late: a few more trials that
+	// kill the moment the rename shows keep that side covered.
+	for extra := 0; st.killedAfterRename == 0 && extra < 20; extra++ {
+		f.killTrial(t, trials+extra, killAtRename, rng, window, &st)
+		if t.Failed() {
+			t.Fatalf("trial %d failed", trials+extra)
 		}
 	}
 	t.Logf("SIGKILL: %d trials (%v): %d killed before the rename (original intact), %d killed after it (repaired), %d finished first; "+
