@@ -206,7 +206,7 @@ func (r *checkRun) noInput(text *report.Text, sum report.Summary, shown []check.
 	} else {
 		text.Summary(sum)
 	}
-	return &exitError{code: exitUsage, err: errors.New(msg)}
+	return &unreadableError{err: errors.New(msg)}
 }
 
 // checkAll checks inputs on up to GOMAXPROCS goroutines and yields the

@@ -129,10 +129,10 @@ func (c *loadContext) readOwnConfig() (ownConfig, error) {
 		v.SetConfigType("yaml")
 	}
 	if err := v.ReadInConfig(); err != nil {
-		return own, &exitError{code: exitUsage, err: describeFileError(path, err)}
+		return own, &unreadableError{err: describeFileError(path, err)}
 	}
 	if err := checkKnownKeys(path, v.AllKeys()); err != nil {
-		return own, &exitError{code: exitUsage, err: err}
+		return own, &unreadableError{err: err}
 	}
 	own.info.Found, own.v = true, v
 	return own, nil
@@ -250,11 +250,11 @@ func (c *loadContext) readOpenClawConfig(stateDir string) (*openclawConfig, conf
 		return nil, info, nil
 	}
 	if err != nil {
-		return nil, info, &exitError{code: exitUsage, err: describeFileError(path, err)}
+		return nil, info, &unreadableError{err: describeFileError(path, err)}
 	}
 	root, err := parseJSON5Object(data)
 	if err != nil {
-		return nil, info, &exitError{code: exitUsage, err: fmt.Errorf("%s%v", path, err)}
+		return nil, info, &unreadableError{err: fmt.Errorf("%s%v", path, err)}
 	}
 	info.Found = true
 	return &openclawConfig{path: path, root: root}, info, nil

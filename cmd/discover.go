@@ -61,7 +61,7 @@ func discoverSessions(args []string, a *app) (discovery, error) {
 			continue
 		}
 		if err := d.walk(arg); err != nil {
-			return d, &exitError{code: exitUsage, err: err}
+			return d, &unreadableError{err: err}
 		}
 	}
 	return d, nil
@@ -128,12 +128,12 @@ func discoverInstall(a *app) (discovery, error) {
 			}
 			d.Roots = append(d.Roots, dir)
 			if err := d.list(dir); err != nil {
-				return d, &exitError{code: exitUsage, err: err}
+				return d, &unreadableError{err: err}
 			}
 		}
 	}
 	if len(d.Roots) == 0 {
-		return d, &exitError{code: exitUsage, err: errNoInstall(installPatterns(a))}
+		return d, &unreadableError{err: errNoInstall(installPatterns(a))}
 	}
 	return d, nil
 }
