@@ -106,7 +106,7 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 		return err
 	}
 	if len(d.Roots) > 0 {
-		fmt.Fprintf(a.Err, "openclaw-doctor: scanned %s (%d session file(s))\n", strings.Join(d.Roots, ", "), len(d.Inputs))
+		report.Scanned(a.Err, d.Roots, len(d.Inputs))
 	}
 	defer r.provider.close()
 	if err := r.provider.prepare(a, d); err != nil {

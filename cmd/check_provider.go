@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -89,7 +88,7 @@ func (p *providerRun) prepare(a *app, d discovery) error {
 	}
 	f, closeF, err := spoolStdin(a)
 	if err != nil {
-		return &unreadableError{err: fmt.Errorf("spooling standard input: %w", err)}
+		return err
 	}
 	p.stdin, p.closeStdin = f, closeF
 	a.In = f

@@ -96,7 +96,7 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 		return err
 	}
 	if len(d.Roots) > 0 {
-		fmt.Fprintf(a.Err, "openclaw-doctor: scanned %s (%d session file(s))\n", strings.Join(d.Roots, ", "), len(d.Inputs))
+		report.Scanned(a.Err, d.Roots, len(d.Inputs))
 	}
 	var paths []string
 	for _, in := range d.Inputs {
@@ -168,17 +168,17 @@ func fixToStdout(a *app, path string) error {
 }
 
 // spoolFixStdin spools standard input (the repair reads it twice), with
-// fix's wording of a failure (exit 2).
+// fix's own wording of a failure.
 func spoolFixStdin(a *app) (*os.File, func(), error) {
 	f, closeF, err := spoolStdin(a)
-	var copyErr *spoolCopyError
+	var se *spoolError
 	switch {
-	case errors.As(err, &copyErr):
-		return nil, nil, &unreadableError{err: fmt.Errorf("read standard input: %w", copyErr.err)}
-	case err != nil:
-		return nil, nil, &unreadableError{err: fmt.Errorf("spool standard input: %w", err)}
+	case !errors.As(err, &se):
+		return f, closeF, err
+	case se.copying:
+		return nil, nil, &unreadableError{err: fmt.Errorf("read standard input: %w", se.err)}
 	}
-	return f, closeF, nil
+	return nil, nil, &unreadableError{err: fmt.Errorf("spool standard input: %w", se.err)}
 }
 
 // fixRun repairs (or plans) the files one after the other and reports.

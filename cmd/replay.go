@@ -358,11 +358,7 @@ func openReplaySource(a *app, path string) (*os.File, func(), error) {
 		}
 		return f, func() { f.Close() }, nil
 	}
-	f, closeF, err := spoolStdin(a)
-	if err != nil {
-		return nil, nil, &unreadableError{err: fmt.Errorf("spooling standard input: %w", err)}
-	}
-	return f, closeF, nil
+	return spoolStdin(a)
 }
 
 func wrapLoadError(path string, err error) error {

@@ -9,30 +9,33 @@ import (
 // readers that read their input twice or at offsets (fix's two passes,
 // replay's loader, check --provider's replay after the line pass). The file
 // is unlinked as soon as it exists (see newTempFile), so a killed process
-// leaves no copy of the session behind. A failure to copy standard input is
-// a *spoolCopyError; any other failure is creating or rewinding the file.
+// leaves no copy of the session behind. A failure is an *unreadableError
+// around a *spoolError.
 func spoolStdin(a *app) (*os.File, func(), error) {
 	f, closeF, err := newTempFile("openclaw-doctor-stdin-*.jsonl")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &unreadableError{err: &spoolError{err: err}}
 	}
 	if _, err := io.Copy(f, a.In); err != nil {
 		closeF()
-		return nil, nil, &spoolCopyError{err: err}
+		return nil, nil, &unreadableError{err: &spoolError{copying: true, err: err}}
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		closeF()
-		return nil, nil, err
+		return nil, nil, &unreadableError{err: &spoolError{err: err}}
 	}
 	return f, closeF, nil
 }
 
-// spoolCopyError is a failure to read standard input (or to write its
-// copy), as opposed to creating the spool; fix words the two differently.
-type spoolCopyError struct{ err error }
+// spoolError is a failure to spool standard input: copying it (reading
+// standard input or writing the copy), or making the file.
+type spoolError struct {
+	copying bool
+	err     error
+}
 
-func (e *spoolCopyError) Error() string { return e.err.Error() }
-func (e *spoolCopyError) Unwrap() error { return e.err }
+func (e *spoolError) Error() string { return "spooling standard input: " + e.err.Error() }
+func (e *spoolError) Unwrap() error { return e.err }
 
 // newTempFile creates a temporary file and the function that closes it.
 // The file is removed at once where the system allows it (not on Windows,
