@@ -112,8 +112,8 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 	if err := r.provider.prepare(a, d); err != nil {
 		return err
 	}
-	if r.provider == nil { // the replay keeps whole branches: a limit just above the live heap would thrash
-		defer governMemory()()
+	if r.provider == nil { // the replay keeps whole branches: leave its collector alone
+		defer collectSooner()()
 	}
 	return r.run(ctx, d)
 }

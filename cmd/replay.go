@@ -128,9 +128,9 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 		}
 		return &refusedError{err: le}
 	}
-	stopGovernor := governMemoryWith(replayHeadroom(src))
+	restoreGC := collectSooner()
 	done, err := replayAttempts(ctx, a, opts, src, &stream, r, newRun)
-	stopGovernor()
+	restoreGC()
 	if done || err != nil {
 		return err
 	}
@@ -142,18 +142,6 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 		return wrapLoadError(path, err)
 	}
 	return replayWhole(ctx, a, opts, r, sctx)
-}
-
-// replayHeadroom is the garbage the segmented replay lets accumulate
-// between collections: a quarter of the session file (parsing makes about
-// twice the file's size in garbage, so about eight collections), at least
-// 32 MiB.
-func replayHeadroom(f *os.File) uint64 {
-	var size int64
-	if fi, err := f.Stat(); err == nil {
-		size = fi.Size()
-	}
-	return uint64(max(size/4, 32<<20))
 }
 
 // replayWhole replays a loaded context and prints the result.
