@@ -106,14 +106,14 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 		return err
 	}
 	if len(d.Roots) > 0 {
-		fmt.Fprintf(a.Err, "openclaw-doctor: scanned %s (%d session file(s))\n", strings.Join(d.Roots, ", "), len(d.Inputs))
+		report.Scanned(a.Err, d.Roots, len(d.Inputs))
 	}
 	defer r.provider.close()
 	if err := r.provider.prepare(a, d); err != nil {
 		return err
 	}
-	if r.provider == nil { // the replay keeps whole branches: a limit just above the live heap would thrash
-		defer governMemory()()
+	if r.provider == nil { // the replay keeps whole branches: leave its collector alone
+		defer collectSooner()()
 	}
 	return r.run(ctx, d)
 }
@@ -206,7 +206,7 @@ func (r *checkRun) noInput(text *report.Text, sum report.Summary, shown []check.
 	} else {
 		text.Summary(sum)
 	}
-	return &exitError{code: exitUsage, err: errors.New(msg)}
+	return &unreadableError{err: errors.New(msg)}
 }
 
 // checkAll checks inputs on up to GOMAXPROCS goroutines and yields the

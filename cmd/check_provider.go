@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -37,8 +36,10 @@ func (f *providerFlags) addFlags(fs *pflag.FlagSet) {
 // not given (its methods then leave the run as it is).
 type providerRun struct {
 	opts check.ProviderOptions
-	// stdin is standard input spooled to a file, when it is an input.
-	stdin *os.File
+	// stdin is standard input spooled to a file, when it is an input;
+	// closeStdin closes it.
+	stdin      *os.File
+	closeStdin func()
 	// matrices holds each file's matrix until its findings are printed,
 	// by path (a path given twice has the same matrix twice).
 	mu       sync.Mutex
@@ -85,23 +86,19 @@ func (p *providerRun) prepare(a *app, d discovery) error {
 	if p == nil || !slices.ContainsFunc(d.Inputs, func(in input) bool { return in.Stdin }) {
 		return nil
 	}
-	tmp, err := spoolStdin(a)
+	f, closeF, err := spoolStdin(a)
 	if err != nil {
 		return err
 	}
-	p.stdin = tmp
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	a.In = tmp
+	p.stdin, p.closeStdin = f, closeF
+	a.In = f
 	return nil
 }
 
-// close removes the spooled standard input.
+// close closes the spooled standard input.
 func (p *providerRun) close() {
-	if p != nil && p.stdin != nil {
-		p.stdin.Close()
-		os.Remove(p.stdin.Name())
+	if p != nil && p.closeStdin != nil {
+		p.closeStdin()
 	}
 }
 

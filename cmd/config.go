@@ -137,7 +137,7 @@ func (a *app) loadSettings(cmd *cobra.Command) error {
 		}
 		o, err := c.resolve(d, own)
 		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+			return &unreadableError{err: err}
 		}
 		d.set(s, o.Value)
 		s.origins = append(s.origins, o)

@@ -27,25 +27,42 @@ type loadContext struct {
 	openclaw *openclawConfig // nil when there is none
 }
 
-// home is the user's home folder: HOME, else USERPROFILE, else the OS's.
-func (c *loadContext) home() string {
-	for _, name := range []string{"HOME", "USERPROFILE"} {
-		if v := strings.TrimSpace(c.getenv(name)); v != "" {
-			return v
-		}
-	}
-	h, _ := os.UserHomeDir()
-	return h
+// homeOptions choose what a home lookup honours beyond the user's home.
+type homeOptions struct {
+	// openclaw asks for OpenClaw's effective home: OPENCLAW_HOME when set
+	// (not "undefined" or "null", as OpenClaw reads it), with ~ expanded
+	// against the user's home, else the user's home; made absolute.
+	// Settings resolve OpenClaw's paths against it; the install discovery
+	// of check and fix looks under the user's home only.
+	openclaw bool
 }
 
-// openclawHome is OpenClaw's effective home: OPENCLAW_HOME (with ~
-// expanded against the OS home), else the OS home.
-func (c *loadContext) openclawHome() string {
-	if v := strings.TrimSpace(c.getenv("OPENCLAW_HOME")); v != "" && v != "undefined" && v != "null" {
-		return absPath(expandTilde(v, c.home()))
+// homeDir is the user's home folder, HOME, else USERPROFILE, else the
+// OS's; or OpenClaw's home with opts.openclaw.
+func homeDir(getenv func(string) string, opts homeOptions) string {
+	home := ""
+	for _, name := range []string{"HOME", "USERPROFILE"} {
+		if home = strings.TrimSpace(getenv(name)); home != "" {
+			break
+		}
 	}
-	return absPath(c.home())
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if !opts.openclaw {
+		return home
+	}
+	if v := strings.TrimSpace(getenv("OPENCLAW_HOME")); v != "" && v != "undefined" && v != "null" {
+		return absPath(expandTilde(v, home))
+	}
+	return absPath(home)
 }
+
+// home is the user's home folder (see homeDir).
+func (c *loadContext) home() string { return homeDir(c.getenv, homeOptions{}) }
+
+// openclawHome is OpenClaw's effective home (see homeOptions.openclaw).
+func (c *loadContext) openclawHome() string { return homeDir(c.getenv, homeOptions{openclaw: true}) }
 
 // expandTilde replaces a leading "~" followed by a separator or the end,
 // as OpenClaw's expandHomePrefix does.
@@ -129,10 +146,10 @@ func (c *loadContext) readOwnConfig() (ownConfig, error) {
 		v.SetConfigType("yaml")
 	}
 	if err := v.ReadInConfig(); err != nil {
-		return own, &exitError{code: exitUsage, err: describeFileError(path, err)}
+		return own, &unreadableError{err: describeFileError(path, err)}
 	}
 	if err := checkKnownKeys(path, v.AllKeys()); err != nil {
-		return own, &exitError{code: exitUsage, err: err}
+		return own, &unreadableError{err: err}
 	}
 	own.info.Found, own.v = true, v
 	return own, nil
@@ -250,11 +267,11 @@ func (c *loadContext) readOpenClawConfig(stateDir string) (*openclawConfig, conf
 		return nil, info, nil
 	}
 	if err != nil {
-		return nil, info, &exitError{code: exitUsage, err: describeFileError(path, err)}
+		return nil, info, &unreadableError{err: describeFileError(path, err)}
 	}
 	root, err := parseJSON5Object(data)
 	if err != nil {
-		return nil, info, &exitError{code: exitUsage, err: fmt.Errorf("%s%v", path, err)}
+		return nil, info, &unreadableError{err: fmt.Errorf("%s%v", path, err)}
 	}
 	info.Found = true
 	return &openclawConfig{path: path, root: root}, info, nil

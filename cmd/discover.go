@@ -61,7 +61,7 @@ func discoverSessions(args []string, a *app) (discovery, error) {
 			continue
 		}
 		if err := d.walk(arg); err != nil {
-			return d, &exitError{code: exitUsage, err: err}
+			return d, &unreadableError{err: err}
 		}
 	}
 	return d, nil
@@ -128,12 +128,12 @@ func discoverInstall(a *app) (discovery, error) {
 			}
 			d.Roots = append(d.Roots, dir)
 			if err := d.list(dir); err != nil {
-				return d, &exitError{code: exitUsage, err: err}
+				return d, &unreadableError{err: err}
 			}
 		}
 	}
 	if len(d.Roots) == 0 {
-		return d, &exitError{code: exitUsage, err: errNoInstall(installPatterns(a))}
+		return d, &unreadableError{err: errNoInstall(installPatterns(a))}
 	}
 	return d, nil
 }
@@ -157,7 +157,7 @@ func installPatterns(a *app) []string {
 	if dir, explicit := stateDir(a); explicit {
 		return []string{filepath.Join(dir, "agents", "*", "sessions")}
 	}
-	home := homeDir(a)
+	home := homeDir(a.getenv, homeOptions{}) // not OPENCLAW_HOME: see homeOptions
 	return []string{
 		filepath.Join(home, ".openclaw", "agents", "*", "sessions"),
 		filepath.Join(home, ".openclaw", "sessions"),
@@ -179,16 +179,6 @@ func stateDir(a *app) (string, bool) {
 		}
 	}
 	return a.settings.StateDir, false
-}
-
-func homeDir(a *app) string {
-	for _, name := range []string{"HOME", "USERPROFILE"} {
-		if v := strings.TrimSpace(a.getenv(name)); v != "" {
-			return v
-		}
-	}
-	h, _ := os.UserHomeDir()
-	return h
 }
 
 type noInstallError struct{ looked []string }

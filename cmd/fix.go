@@ -2,18 +2,17 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/repair"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
 )
 
 // fixOptions are the flags and arguments of `fix`.
@@ -97,7 +96,7 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 		return err
 	}
 	if len(d.Roots) > 0 {
-		fmt.Fprintf(a.Err, "openclaw-doctor: scanned %s (%d session file(s))\n", strings.Join(d.Roots, ", "), len(d.Inputs))
+		report.Scanned(a.Err, d.Roots, len(d.Inputs))
 	}
 	var paths []string
 	for _, in := range d.Inputs {
@@ -141,63 +140,55 @@ func (o *fixOptions) validate() error {
 
 // fixToStdout writes the repaired content of one input to standard output.
 func fixToStdout(a *app, path string) error {
-	name, cleanup, err := fixSource(a, path)
-	if err != nil {
-		return err
+	var res repair.Result
+	var err error
+	if path == "-" {
+		in, closeIn, serr := spoolFixStdin(a)
+		if serr != nil {
+			return serr
+		}
+		defer closeIn()
+		res, err = repair.RepairStream(a.Out, in, path, repair.Options{})
+	} else {
+		res, err = repair.RepairTo(a.Out, path, repair.Options{})
 	}
-	defer cleanup()
-	res, err := repair.RepairTo(a.Out, name, repair.Options{})
 	res.Path = path
 	if err != nil {
-		return &exitError{code: exitFindings, err: err}
+		return &findingsError{err: err}
 	}
 	switch {
 	case isReadFailure(res.Reason):
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %s", path, res.Reason)}
+		return &unreadableError{err: fmt.Errorf("%s: %s", path, res.Reason)}
 	case res.Reason != "":
-		return &exitError{code: exitFindings, err: fmt.Errorf("%s: not repaired: %s (written unchanged)", path, res.Reason)}
+		return &findingsError{err: fmt.Errorf("%s: not repaired: %s (written unchanged)", path, res.Reason)}
 	case res.Repaired:
-		fmt.Fprintf(a.Err, "openclaw-doctor: %s: %s\n", path, res.Counts.Summary())
+		report.FixStdoutSummary(a.Err, res)
 	}
 	return nil
 }
 
-// fixSource returns a file name for the input: the path itself, or for "-"
-// standard input spooled to a temp file (the repair reads its input twice).
-func fixSource(a *app, path string) (string, func(), error) {
-	if path != "-" {
-		return path, func() {}, nil
+// spoolFixStdin spools standard input (the repair reads it twice), with
+// fix's own wording of a failure.
+func spoolFixStdin(a *app) (*os.File, func(), error) {
+	f, closeF, err := spoolStdin(a)
+	var se *spoolError
+	switch {
+	case !errors.As(err, &se):
+		return f, closeF, err
+	case se.copying:
+		return nil, nil, &unreadableError{err: fmt.Errorf("read standard input: %w", se.err)}
 	}
-	f, err := os.CreateTemp("", "openclaw-doctor-stdin-*.jsonl")
-	if err != nil {
-		return "", nil, &exitError{code: exitUsage, err: fmt.Errorf("spool standard input: %w", err)}
-	}
-	cleanup := func() { f.Close(); os.Remove(f.Name()) }
-	if _, err := io.Copy(f, a.In); err != nil {
-		cleanup()
-		return "", nil, &exitError{code: exitUsage, err: fmt.Errorf("read standard input: %w", err)}
-	}
-	return f.Name(), cleanup, nil
+	return nil, nil, &unreadableError{err: fmt.Errorf("spool standard input: %w", se.err)}
 }
 
 // fixRun repairs (or plans) the files one after the other and reports.
 type fixRun struct {
 	*app
 	opts     *fixOptions
-	reports  []fixReport
+	files    []report.FixFile
 	failed   int // files that could not be repaired
 	unread   int // files that could not be read at all
 	changing int // dry run: files that would change
-}
-
-// fixReport is one file's entry in the JSON report: OpenClaw's result
-// fields, flat.
-type fixReport struct {
-	Path     string  `json:"path"`
-	Repaired bool    `json:"repaired"`
-	Reason   *string `json:"reason"`
-	repair.Counts
-	BackupPath *string `json:"backupPath"`
 }
 
 func (r *fixRun) file(path string) {
@@ -211,30 +202,44 @@ func (r *fixRun) file(path string) {
 			}
 		}
 	}
-	name, cleanup, err := fixSource(r.app, path)
-	if err != nil {
+	res, err := r.repair(path, opts)
+	var spoolErr *unreadableError
+	if errors.As(err, &spoolErr) {
 		r.unread++
 		r.failed++
 		fmt.Fprintf(r.Err, "openclaw-doctor: %v\n", err)
 		return
 	}
-	res, err := repair.RepairFile(name, opts)
-	cleanup()
 	res.Path = path
 	r.record(res, err)
 	if r.opts.Format == "text" {
-		r.printText(res, err, lines)
+		report.FixText(r.Out, r.Err, report.FixOutcome{Result: res, Err: err, DryRun: r.opts.DryRun, Lines: lines})
 	}
 	if path != "-" {
-		r.reportLeftovers(path)
+		r.removeLeftovers(path)
 	}
 }
 
-// reportLeftovers handles what an interrupted earlier repair left beside
+// repair repairs the file at path, or plans the repair of standard input
+// for "-" (fix repairs standard input in place only to standard output).
+// An *unreadableError means standard input could not be spooled.
+func (r *fixRun) repair(path string, opts repair.Options) (repair.Result, error) {
+	if path != "-" {
+		return repair.RepairFile(path, opts)
+	}
+	in, closeIn, err := spoolFixStdin(r.app)
+	if err != nil {
+		return repair.Result{}, err
+	}
+	defer closeIn()
+	return repair.RepairStream(io.Discard, in, path, opts)
+}
+
+// removeLeftovers handles what an interrupted earlier repair left beside
 // the file: temp files of dead processes hold nothing the session lacks and
 // are removed; backups are only reported, since one may hold bytes a
 // lock-ignoring writer appended.
-func (r *fixRun) reportLeftovers(path string) {
+func (r *fixRun) removeLeftovers(path string) {
 	if r.opts.DryRun {
 		return
 	}
@@ -243,33 +248,15 @@ func (r *fixRun) reportLeftovers(path string) {
 		return // the file's own report already says what is wrong with it
 	}
 	for _, l := range leftovers {
-		switch {
-		case l.PIDAlive:
-			continue // another repair is running: leave its files alone
-		case l.Kind == "temp" && l.Redundant:
-			if err := os.Remove(l.Path); err == nil {
-				fmt.Fprintf(r.Err, "openclaw-doctor: %s: removed the temp file of an interrupted repair: %s\n", path, l.Path)
-			}
-		case l.Kind == "backup" && l.Redundant:
-			fmt.Fprintf(r.Err, "openclaw-doctor: %s: leftover backup of an interrupted repair (same content as the file; safe to delete): %s\n", path, l.Path)
-		case l.Kind == "backup":
-			fmt.Fprintf(r.Err, "openclaw-doctor: %s: leftover backup of an earlier repair (holds the file as it was before that repair): %s\n", path, l.Path)
-		}
+		// Another repair that is running keeps its files.
+		removed := !l.PIDAlive && l.Kind == "temp" && l.Redundant && os.Remove(l.Path) == nil
+		report.FixLeftover(r.Err, path, l, removed)
 	}
 }
 
 // record counts the outcome for the exit status and the JSON report.
 func (r *fixRun) record(res repair.Result, err error) {
-	rep := fixReport{Path: res.Path, Repaired: res.Repaired, Counts: res.Counts}
-	if res.Reason != "" {
-		reason := res.Reason
-		rep.Reason = &reason
-	}
-	if res.BackupPath != "" {
-		b := res.BackupPath
-		rep.BackupPath = &b
-	}
-	r.reports = append(r.reports, rep)
+	r.files = append(r.files, report.NewFixFile(res))
 	switch {
 	case isReadFailure(res.Reason):
 		r.unread++
@@ -287,106 +274,16 @@ func isReadFailure(reason string) bool {
 	return reason == repair.ReasonMissing || strings.HasPrefix(reason, "failed to read session file: ")
 }
 
-// printText writes the text report of one file.
-func (r *fixRun) printText(res repair.Result, err error, lines []repair.Verdict) {
-	out := r.Out
-	var locked *repair.LiveLockError
-	switch {
-	case errors.As(err, &locked):
-		fmt.Fprintf(out, "%s: not repaired: %v\nhint: stop the OpenClaw session first, or use --force\n", res.Path, locked)
-	case res.Reason == repair.ReasonMissing && strings.HasPrefix(res.Path, "sqlite:"):
-		fmt.Fprintf(out, "%s: not repaired: %s (not a file: an SQLite transcript marker of OpenClaw 2026.9+; fix repairs JSONL files)\n", res.Path, res.Reason)
-	case res.Reason != "":
-		fmt.Fprintf(out, "%s: not repaired: %s\n", res.Path, res.Reason)
-		if res.Reason == repair.ReasonInvalidHeader && res.Plan.FirstEntryLine > 0 {
-			fmt.Fprintf(out, "  line %d: the first entry is not a session header\n", res.Plan.FirstEntryLine)
-		}
-	case !res.Repaired:
-		fmt.Fprintf(out, "%s: nothing to repair\n", res.Path)
-	case r.opts.DryRun:
-		fmt.Fprintf(out, "%s: would repair: %s\n", res.Path, res.Counts.Summary())
-		printPlanLines(out, lines, res.Plan.Inserts)
-	default:
-		fmt.Fprintf(out, "%s: repaired: %s\n", res.Path, res.Counts.Summary())
-	}
-	if err != nil && locked == nil && res.Reason == "" {
-		fmt.Fprintf(r.Err, "openclaw-doctor: %v\n", err) // repaired, with a warning (e.g. a concurrent writer)
-	}
-	if res.BackupCleanupErr != nil {
-		// OpenClaw's own wording for a backup it could not delete.
-		fmt.Fprintf(r.Err, "openclaw-doctor: session file repair backup cleanup failed: %v (%s)\n", res.BackupCleanupErr, filepath.Base(res.BackupPath))
-	}
-	if res.BackupPath != "" {
-		fmt.Fprintf(out, "  backup kept: %s\n", res.BackupPath)
-	}
-	for _, l := range res.ReplacedStaleLocks {
-		fmt.Fprintf(r.Err, "openclaw-doctor: %s: removed a stale write lock (%s)\n", res.Path, l.String())
-	}
-	for _, l := range res.OverriddenLocks {
-		fmt.Fprintf(r.Err, "openclaw-doctor: %s: took over a live write lock (--force; %s)\n", res.Path, l.String())
-	}
-}
-
-// printPlanLines lists the planned changes in line order, insertions after
-// the line of their assistant.
-func printPlanLines(w io.Writer, lines []repair.Verdict, inserts []repair.Insert) {
-	flush := func(upTo int) {
-		for len(inserts) > 0 && inserts[0].AfterLine <= upTo {
-			printInsert(w, inserts[0])
-			inserts = inserts[1:]
-		}
-	}
-	for _, v := range lines {
-		flush(v.Line - 1)
-		fmt.Fprintf(w, "  line %d: %s\n", v.Line, describeVerdict(v))
-		flush(v.Line)
-	}
-	for _, in := range inserts {
-		printInsert(w, in)
-	}
-}
-
-func printInsert(w io.Writer, in repair.Insert) {
-	fmt.Fprintf(w, "  after line %d: insert an \"aborted\" tool result for call %q (%s)\n", in.AfterLine, in.ToolCallID, in.ToolName)
-}
-
-func describeVerdict(v repair.Verdict) string {
-	switch {
-	case v.Action == repair.Drop && v.Rules == repair.RuleMalformedLine:
-		return fmt.Sprintf("drop (malformed-line): %v", v.Err)
-	case v.Action == repair.Drop:
-		return "drop (invalid-message-role): message entry without an object message and a non-blank role"
-	case v.Action == repair.Rewrite:
-		var parts []string
-		if v.Rules&repair.RuleEmptyErrorTurn != 0 {
-			parts = append(parts, "empty-error-turn: content becomes the fallback text")
-		}
-		if v.Rules&repair.RuleCorruptedImage != 0 {
-			parts = append(parts, fmt.Sprintf("corrupted-image: %d image block(s) become a placeholder", v.CorruptedImages))
-		}
-		if v.Rules&repair.RuleBlankUserText != 0 {
-			parts = append(parts, "blank-user-text: blank text becomes (continue)")
-		}
-		return "rewrite (" + strings.Join(parts, "; ") + ")"
-	}
-	return "re-serialize (a number outside float64's range is written null)"
-}
-
 // finish writes the JSON report and turns the outcome into the exit status.
 func (r *fixRun) finish() error {
 	if r.opts.Format == "json" {
-		enc := json.NewEncoder(r.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
-			Files []fixReport `json:"files"`
-		}{r.reports}); err != nil {
+		if err := report.FixJSON(r.Out, r.files); err != nil {
 			return err
 		}
 	}
 	switch {
-	case len(r.reports) > 0 && r.unread == len(r.reports):
-		return &exitError{code: exitUsage}
+	case len(r.files) > 0 && r.unread == len(r.files):
+		return errNoInput
 	case r.failed > 0 || r.changing > 0:
 		return errFindings
 	}

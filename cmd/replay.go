@@ -126,11 +126,11 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 				return err
 			}
 		}
-		return &exitError{code: exitFindings, err: le}
+		return &refusedError{err: le}
 	}
-	stopGovernor := governMemoryWith(replayHeadroom(src))
+	restoreGC := collectSooner()
 	done, err := replayAttempts(ctx, a, opts, src, &stream, r, newRun)
-	stopGovernor()
+	restoreGC()
 	if done || err != nil {
 		return err
 	}
@@ -142,18 +142,6 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 		return wrapLoadError(path, err)
 	}
 	return replayWhole(ctx, a, opts, r, sctx)
-}
-
-// replayHeadroom is the garbage the segmented replay lets accumulate
-// between collections: a quarter of the session file (parsing makes about
-// twice the file's size in garbage, so about eight collections), at least
-// 32 MiB.
-func replayHeadroom(f *os.File) uint64 {
-	var size int64
-	if fi, err := f.Stat(); err == nil {
-		size = fi.Size()
-	}
-	return uint64(max(size/4, 32<<20))
 }
 
 // replayWhole replays a loaded context and prints the result.
@@ -173,7 +161,7 @@ func replayWhole(ctx context.Context, a *app, opts *replayOptions, r *hygiene.Ru
 		return err
 	}
 	if replayErr != nil {
-		return &exitError{code: exitFindings, err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", r.Target.Provider, replayErr)}
+		return &refusedError{err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", r.Target.Provider, replayErr)}
 	}
 	return nil
 }
@@ -310,22 +298,6 @@ func printSpooled(a *app, opts *replayOptions, r *hygiene.Run, spool *os.File, c
 	return report.ReplayTextTail(a.Out, r, opts.diff)
 }
 
-// newTempFile creates a temporary file and the function that closes and
-// removes it. Where the system allows it the file is removed at once, so
-// that nothing is left behind even when the process is killed.
-func newTempFile(pattern string) (*os.File, func(), error) {
-	f, err := os.CreateTemp("", pattern)
-	if err != nil {
-		return nil, nil, err
-	}
-	name := f.Name()
-	_ = os.Remove(name) // fails on Windows while the file is open
-	return f, func() {
-		f.Close()
-		os.Remove(name)
-	}, nil
-}
-
 // replayRunFactory returns a function making a fresh Run for target with
 // the clock nowEnv sets; with countOnly, the runs keep change counts, not
 // the changes (nothing lists them).
@@ -363,40 +335,18 @@ func replayClock(a *app) (func() time.Time, error) {
 	return func() time.Time { return now }, nil
 }
 
-// openReplaySource opens path, or spools standard input to a temporary file
-// (the loader reads its input twice, the second time at offsets), and
-// returns the function that closes it.
+// openReplaySource opens path, or spools standard input (the loader reads
+// its input twice, the second time at offsets), and returns the function
+// that closes it.
 func openReplaySource(a *app, path string) (*os.File, func(), error) {
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, &unreadableError{err: err}
 		}
 		return f, func() { f.Close() }, nil
 	}
-	tmp, err := spoolStdin(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	return tmp, func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
-	}, nil
-}
-
-// spoolStdin copies standard input to a temporary file, for readers that
-// need to read it twice or at offsets. The caller removes the file.
-func spoolStdin(a *app) (*os.File, error) {
-	tmp, err := os.CreateTemp("", "openclaw-doctor-stdin-*.jsonl")
-	if err != nil {
-		return nil, fmt.Errorf("spooling standard input: %w", err)
-	}
-	if _, err := io.Copy(tmp, a.In); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return nil, fmt.Errorf("spooling standard input: %w", err)
-	}
-	return tmp, nil
+	return spoolStdin(a)
 }
 
 func wrapLoadError(path string, err error) error {

@@ -1,6 +1,8 @@
-// Package cmd wires openclaw-doctor's commands: flags, configuration and
-// streams. The work itself lives in internal/; only Main turns errors into
-// exit codes.
+// Package cmd wires openclaw-doctor's commands: flags, configuration,
+// files, signals and streams. The work itself lives in internal/, and so
+// does the rendering (internal/report). Errors say what went wrong (usage,
+// unreadable input, findings, a refusal, an interruption: errors.go), and
+// only exitCode, through Main, turns them into exit statuses.
 package cmd
 
 import (

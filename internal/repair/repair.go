@@ -14,7 +14,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Options configure [RepairFile] and [RepairTo].
+// Options configure [RepairFile], [RepairTo] and [RepairStream].
 type Options struct {
 	// DryRun plans the repair without writing anything and without taking
 	// the lock; Result.Repaired then means "would be rewritten".
@@ -185,24 +185,45 @@ func RepairTo(w io.Writer, path string, opts Options) (Result, error) {
 		res.Reason = reason
 		return res, nil
 	}
-	plan, err := analyzeFile(abs, opts.OnVerdict)
-	if err != nil {
-		res.Reason = readFailure(err, abs)
-		return res, nil
-	}
-	res.Plan = plan
 	f, err := os.Open(abs)
 	if err != nil {
 		res.Reason = readFailure(err, abs)
 		return res, nil
 	}
 	defer f.Close()
-	if !fillPlanned(&res, &plan) {
-		_, err := io.Copy(w, f)
+	return repairStream(res, w, f, abs, opts)
+}
+
+// RepairStream is RepairTo for content without a file name of its own
+// (standard input spooled to a temp file that is already unlinked): it
+// reads r twice, rewinding it in between, and names the content path in
+// errors. With opts.DryRun it only plans the repair and writes nothing.
+func RepairStream(w io.Writer, r io.ReadSeeker, path string, opts Options) (Result, error) {
+	return repairStream(Result{Path: path}, w, r, path, opts)
+}
+
+// repairStream is the two passes of RepairTo over r, whose name in errors
+// is name.
+func repairStream(res Result, w io.Writer, r io.ReadSeeker, name string, opts Options) (Result, error) {
+	plan, err := Analyze(r, opts.OnVerdict)
+	if err == nil {
+		_, err = r.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		res.Reason = readFailure(err, name)
+		return res, nil
+	}
+	res.Plan = plan
+	needed := fillPlanned(&res, &plan)
+	switch {
+	case opts.DryRun:
+		return res, nil
+	case !needed:
+		_, err := io.Copy(w, r)
 		return res, err
 	}
-	if err := WriteRepaired(w, f, &plan, opts.now, opts.uuid); err != nil {
-		return res, fmt.Errorf("%s: %w", path, err)
+	if err := WriteRepaired(w, r, &plan, opts.now, opts.uuid); err != nil {
+		return res, fmt.Errorf("%s: %w", res.Path, err)
 	}
 	return res, nil
 }

@@ -53,7 +53,8 @@ func JSONFailure(w io.Writer, msg string) error {
 	}}})
 }
 
-func encode(w io.Writer, doc jsonReport) error {
+// encode writes doc as indented JSON, with <, > and & as they are.
+func encode(w io.Writer, doc any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")

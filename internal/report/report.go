@@ -13,7 +13,11 @@
 //     schemaVersion, ok, checksRun, checksSkipped, findings (checkId,
 //     severity, message, path, line, fixHint).
 //
-// It does not find anything itself: findings come from package check.
+// It also renders fix's report (fix.go: text, and OpenClaw's result
+// fields as JSON) and replay's (replay.go, matrix.go).
+//
+// It does not find anything itself: findings come from package check,
+// repair outcomes from package repair.
 package report
 
 import (

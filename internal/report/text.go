@@ -138,3 +138,9 @@ func severityCount(n int, sev check.Severity) string {
 	}
 	return count(n, sev.String(), sev.String()+"s")
 }
+
+// Scanned is the note on standard error of check and fix when they read
+// the local install: the session folders scanned and the transcripts found.
+func Scanned(errOut io.Writer, roots []string, files int) {
+	fmt.Fprintf(errOut, "openclaw-doctor: scanned %s (%d session file(s))\n", strings.Join(roots, ", "), files)
+}
