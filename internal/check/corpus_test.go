@@ -120,8 +120,8 @@ func TestCheckCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inline := Reader(bytes.NewReader(data), path, int64(len(data)), sel, Options{})
-		parallel := Reader(bytes.NewReader(data), path, -1, sel, Options{Workers: 2})
+		inline := Run(bytes.NewReader(data), path, int64(len(data)), sel, Options{})
+		parallel := Run(bytes.NewReader(data), path, -1, sel, Options{Workers: 2})
 		if len(inline.Findings) == 0 {
 			t.Errorf("%s: no findings in a session known to hold calls without results", path)
 		}
@@ -178,5 +178,5 @@ func checkFile(t testing.TB, path string, sel Selection, o Options) Result {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	return Reader(f, filepath.Base(path), st.Size(), sel, o)
+	return Run(f, filepath.Base(path), st.Size(), sel, o)
 }

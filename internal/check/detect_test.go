@@ -82,7 +82,7 @@ func TestDetectors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			data := strings.Join(c.lines, "\n") + "\n"
-			res := Reader(strings.NewReader(data), "s.jsonl", int64(len(data)), sel, Options{})
+			res := Run(strings.NewReader(data), "s.jsonl", int64(len(data)), sel, Options{})
 			var got []string
 			for _, f := range res.Findings {
 				got = append(got, fmt.Sprintf("%d:%s", f.Line, f.ID))
@@ -106,7 +106,7 @@ func TestOversizedImage(t *testing.T) {
 	}
 	count := func(o Options) int {
 		sel := mustSelection(t, Options{Only: []ID{OversizedImage}})
-		res := Reader(strings.NewReader(string(data)), "64.jsonl", int64(len(data)), sel, o)
+		res := Run(strings.NewReader(string(data)), "64.jsonl", int64(len(data)), sel, o)
 		return len(res.Findings)
 	}
 	if n := count(Options{}); n == 0 {
@@ -127,7 +127,7 @@ func TestUnopenedAndReadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res := Reader(f, dir, -1, sel, Options{})
+	res := Run(f, dir, -1, sel, Options{})
 	if !res.Unreadable || len(res.Findings) != 1 || res.Findings[0].ID != Unreadable || !strings.Contains(res.Findings[0].Message, "is a directory") {
 		t.Errorf("reading a directory: %+v", res)
 	}
@@ -151,8 +151,8 @@ func FuzzCheck(f *testing.F) {
 	}
 	sel, _ := (&Options{}).Selection()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		inline := Reader(strings.NewReader(string(data)), "f", int64(len(data)), sel, Options{})
-		parallel := Reader(strings.NewReader(string(data)), "f", -1, sel, Options{Workers: 2})
+		inline := Run(strings.NewReader(string(data)), "f", int64(len(data)), sel, Options{})
+		parallel := Run(strings.NewReader(string(data)), "f", -1, sel, Options{Workers: 2})
 		if !equalFindings(inline.Findings, parallel.Findings) {
 			t.Fatalf("inline and parallel differ:\n%v\n%v", inline.Findings, parallel.Findings)
 		}

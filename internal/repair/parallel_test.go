@@ -58,8 +58,8 @@ func TestParallelPlanEqualsSequential(t *testing.T) {
 
 // normalized makes empty slices nil so plans compare by content.
 func normalized(p Plan) Plan {
-	if len(p.Changes) == 0 {
-		p.Changes = nil
+	if len(p.Edits) == 0 {
+		p.Edits = nil
 	}
 	if len(p.Inserts) == 0 {
 		p.Inserts = nil

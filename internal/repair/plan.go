@@ -56,9 +56,9 @@ func (c Counts) Summary() string {
 	return strings.Join(parts, ", ")
 }
 
-// Change is a line a rewrite does not copy as is: a dropped, rewritten or
+// LineEdit is a line a rewrite does not copy as is: a dropped, rewritten or
 // re-serialized line.
-type Change struct {
+type LineEdit struct {
 	Line            int
 	Offset, Size    int64  // the line's bytes in the input, terminator included
 	Action          Action // Drop, Rewrite, or Keep with Reserialize
@@ -117,10 +117,10 @@ type Plan struct {
 	// header, or the entry that failed the header check); 0 when none.
 	FirstEntryLine int
 	Counts         Counts
-	Changes        []Change // in line order
-	Inserts        []Insert // in line order
-	Bytes          int64    // input size
-	Lines          int      // physical lines
+	Edits          []LineEdit // in line order
+	Inserts        []Insert   // in line order
+	Bytes          int64      // input size
+	Lines          int        // physical lines
 	BlankLines     int
 	Entries        int // surviving entries
 	// Verbatim reports that every line ends in "\n" (no "\r", no blank
