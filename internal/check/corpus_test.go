@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/repair"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // fixExpectation is the part of OpenClaw's repair output the test needs.
@@ -30,10 +31,7 @@ type fixExpectation struct {
 // fixable finding, one per counted change; a case it leaves unchanged has
 // none.
 func TestCheckAgreesWithFixOnConformanceCases(t *testing.T) {
-	cases, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
-	if len(cases) == 0 {
-		t.Fatal("no conformance cases")
-	}
+	cases := sessiontest.ConformanceCases(t)
 	sel := mustSelection(t, Options{})
 	for _, path := range cases {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // Session lines for the detector tables.
@@ -141,7 +143,7 @@ func TestUnopenedAndReadErrors(t *testing.T) {
 // FuzzCheck: check never panics, reports only existing lines, and the
 // inline and parallel passes agree.
 func FuzzCheck(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
+	files := sessiontest.ConformanceCases(f)
 	for _, name := range files {
 		data, err := os.ReadFile(name)
 		if err != nil {

@@ -3,8 +3,9 @@ package check
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // TestSizedRunsAgree: the findings do not depend on whether the size is
@@ -12,8 +13,8 @@ import (
 // the number of workers, on an input of several batches with every
 // conformance case in it.
 func TestSizedRunsAgree(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
-	corpus, _ := filepath.Glob("../../testdata/corpus/*.jsonl")
+	files := sessiontest.ConformanceCases(t)
+	corpus := sessiontest.Glob(t, "testdata/corpus/*.jsonl")
 	var data bytes.Buffer
 	for data.Len() < 5<<20 {
 		for _, name := range append(corpus, files...) {

@@ -132,22 +132,3 @@ type Plan struct {
 // NeedsRewrite reports whether the file is rewritten: no early exit and a
 // non-zero counter.
 func (p *Plan) NeedsRewrite() bool { return p.Reason == "" && p.Counts.Any() }
-
-// Summary is OpenClaw's debug message for a repair of the file named base.
-func (p *Plan) Summary(base string) string {
-	return fmt.Sprintf("session file repaired: %s (%s)", p.Counts.Summary(), base)
-}
-
-// Log returns the message OpenClaw logs for this plan on the file named
-// base, and its level: the "session file repaired" summary (debug) when the
-// file is rewritten, the "repair skipped" warning for an invalid header,
-// nothing ("", "") otherwise.
-func (p *Plan) Log(base string) (level, message string) {
-	switch {
-	case p.Reason == ReasonInvalidHeader:
-		return "warn", fmt.Sprintf("session file repair skipped: %s (%s)", p.Reason, base)
-	case p.NeedsRewrite():
-		return "debug", p.Summary(base)
-	}
-	return "", ""
-}
