@@ -39,18 +39,7 @@ func TestStripInternalMetadataForDisplay(t *testing.T) {
 // written by running OpenClaw 2026.9.6's function: hand-made inputs, then
 // random concatenations of delimiters, markers, hints and line breaks).
 func TestStripInternalMetadataVectors(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "openclaw-strip-metadata.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pairs [][2]string
-	if err := json.Unmarshal(data, &pairs); err != nil {
-		t.Fatal(err)
-	}
-	if len(pairs) == 0 {
-		t.Fatal("no vectors")
-	}
-	for _, p := range pairs {
+	for _, p := range stripMetadataVectors(t) {
 		if got := stripInternalMetadataForDisplay(p[0]); got != p[1] {
 			t.Errorf("strip(%q) = %q, OpenClaw %q", p[0], got, p[1])
 		}
@@ -60,15 +49,7 @@ func TestStripInternalMetadataVectors(t *testing.T) {
 // FuzzAssistantText: metadata stripping and NO_REPLY detection take any
 // text without panicking, and stripping never adds text.
 func FuzzAssistantText(f *testing.F) {
-	data, err := os.ReadFile(filepath.Join("testdata", "openclaw-strip-metadata.json"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	var pairs [][2]string
-	if err := json.Unmarshal(data, &pairs); err != nil {
-		f.Fatal(err)
-	}
-	for _, p := range pairs {
+	for _, p := range stripMetadataVectors(f) {
 		f.Add(p[0])
 	}
 	f.Add("<think>x</think>\nNO_REPLY")
@@ -81,4 +62,22 @@ func FuzzAssistantText(f *testing.F) {
 		_ = isSilentReplyPayloadText(text)
 		_ = stripInterSessionMarker(text)
 	})
+}
+
+// stripMetadataVectors reads testdata/openclaw-strip-metadata.json and fails
+// tb when it holds no vector.
+func stripMetadataVectors(tb testing.TB) [][2]string {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "openclaw-strip-metadata.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var pairs [][2]string
+	if err := json.Unmarshal(data, &pairs); err != nil {
+		tb.Fatal(err)
+	}
+	if len(pairs) == 0 {
+		tb.Fatal("no vectors")
+	}
+	return pairs
 }
