@@ -125,9 +125,6 @@ type faultFixture struct {
 
 func newFaultFixture(t *testing.T, size int) *faultFixture {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("unix only")
-	}
 	f := &faultFixture{bin: doctorCommand(t), original: damagedSession(size, 1)}
 	f.expected = f.repairedFrom(t, f.original)
 	if bytes.Equal(f.original, f.expected) {

@@ -28,11 +28,15 @@ func TestReplayLargeSessions(t *testing.T) {
 	clean := writeLongSession(t, dir, "clean.jsonl", "")
 	hazard := writeLongSession(t, dir, "hazard.jsonl", sessiontest.LateResult)
 	retry := writeLongSession(t, dir, "retry.jsonl", sessiontest.CallWithoutInput)
-	for _, target := range []hygiene.Target{
+	targets := []hygiene.Target{
 		{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"},
 		{Provider: "openai", ModelAPI: "openai-responses", ModelID: "gpt-5.5"},
 		{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "mistral-large-latest"},
-	} {
+	}
+	if testing.Short() {
+		targets = targets[:1] // each target replays the three sessions eight times
+	}
+	for _, target := range targets {
 		if got := segmentedOutcome(t, clean, target, nil); got != nil {
 			t.Fatalf("clean session, %s: segmented replay failed: %v", target.Provider, got)
 		}

@@ -75,7 +75,7 @@ func BenchmarkCheck(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				Reader(bytes.NewReader(data), "bench", int64(len(data)), sel, Options{Workers: c.workers}) // the size is known, as for a file
+				Run(bytes.NewReader(data), "bench", int64(len(data)), sel, Options{Workers: c.workers}) // the size is known, as for a file
 			}
 		})
 	}

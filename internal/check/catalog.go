@@ -160,33 +160,3 @@ func mustLookup(id ID) Check {
 	}
 	return c
 }
-
-// CatalogueMarkdown renders the catalogue as docs/checks.md.
-func CatalogueMarkdown() []byte {
-	var b strings.Builder
-	b.WriteString("# Check catalogue\n\n")
-	b.WriteString("<!-- Generated from internal/check/catalog.go by `go test ./internal/check -run TestCatalogueDoc -update`. Do not edit. -->\n\n")
-	b.WriteString("Every check `openclaw-doctor check` runs, with its stable id, its severity, whether\n")
-	b.WriteString("`openclaw-doctor fix` repairs what it finds, and the fix hint its findings carry.\n")
-	b.WriteString("Select checks with `--only`/`--skip` (full ids); `--severity-min` (default `warning`)\n")
-	b.WriteString("sets what is printed and what makes the exit status 1.\n\n")
-	b.WriteString("Severities: `error` for what a provider rejects, what fix drops or rewrites, and files\n")
-	b.WriteString("OpenClaw loads as an empty session; `warning` for what OpenClaw's replay silently\n")
-	b.WriteString("changes; `info` for the rest.\n\n")
-	b.WriteString("| check id | severity | fixed by `fix` | finds | fix hint |\n")
-	b.WriteString("|---|---|---|---|---|\n")
-	for _, c := range Catalogue {
-		fixed := "no"
-		if c.Fixed {
-			fixed = "yes"
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", c.ID, c.Severity, fixed, mdCell(c.Summary), mdCell(c.Hint))
-	}
-	b.WriteString("\nA file whose header is invalid, or in which no line survives, is skipped by `fix`:\n")
-	b.WriteString("the findings of checks fix repairs then say the file must be repaired by hand first.\n")
-	writeReplayCatalogue(&b)
-	return []byte(b.String())
-}
-
-// mdCell escapes a table cell.
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -14,7 +14,7 @@ const catalogueDoc = "../../docs/checks.md"
 
 // TestCatalogueDoc keeps docs/checks.md generated from the catalogue.
 func TestCatalogueDoc(t *testing.T) {
-	want := CatalogueMarkdown()
+	want := catalogueMarkdown()
 	if *update {
 		if err := os.WriteFile(catalogueDoc, want, 0o644); err != nil {
 			t.Fatal(err)
@@ -88,4 +88,62 @@ func firstDifference(want, got string) string {
 		}
 	}
 	return "no difference"
+}
+
+// catalogueMarkdown renders the catalogue as docs/checks.md.
+func catalogueMarkdown() []byte {
+	var b strings.Builder
+	b.WriteString("# Check catalogue\n\n")
+	b.WriteString("<!-- Generated from internal/check/catalog.go by `go test ./internal/check -run TestCatalogueDoc -update`. Do not edit. -->\n\n")
+	b.WriteString("Every check `openclaw-doctor check` runs, with its stable id, its severity, whether\n")
+	b.WriteString("`openclaw-doctor fix` repairs what it finds, and the fix hint its findings carry.\n")
+	b.WriteString("Select checks with `--only`/`--skip` (full ids); `--severity-min` (default `warning`)\n")
+	b.WriteString("sets what is printed and what makes the exit status 1.\n\n")
+	b.WriteString("Severities: `error` for what a provider rejects, what fix drops or rewrites, and files\n")
+	b.WriteString("OpenClaw loads as an empty session; `warning` for what OpenClaw's replay silently\n")
+	b.WriteString("changes; `info` for the rest.\n\n")
+	b.WriteString("| check id | severity | fixed by `fix` | finds | fix hint |\n")
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, c := range Catalogue {
+		fixed := "no"
+		if c.Fixed {
+			fixed = "yes"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", c.ID, c.Severity, fixed, mdCell(c.Summary), mdCell(c.Hint))
+	}
+	b.WriteString("\nA file whose header is invalid, or in which no line survives, is skipped by `fix`:\n")
+	b.WriteString("the findings of checks fix repairs then say the file must be repaired by hand first.\n")
+	writeReplayCatalogue(&b)
+	return []byte(b.String())
+}
+
+// mdCell escapes a table cell.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// writeReplayCatalogue renders the replay checks' section of
+// docs/checks.md.
+func writeReplayCatalogue(b *strings.Builder) {
+	b.WriteString("\n## Replay checks (`check --provider`)\n\n")
+	b.WriteString("With `--provider P` (and optionally `--model-api`, `--model-id`, `--reasoning`,\n")
+	b.WriteString("completed from the session as `openclaw-doctor replay` does), check also replays\n")
+	b.WriteString("each session's active branch for that target and reports every change OpenClaw's\n")
+	b.WriteString("replay would make, one check id per replay rule (`replay/<rule>`, the rule names of\n")
+	b.WriteString("docs/replay.md), at the physical line of the stored entry (none for inserted\n")
+	b.WriteString("messages and session-wide state). Findings are folded: one finding per rule and\n")
+	b.WriteString(fmt.Sprintf("line (identical changes counted), at most %d per rule, the last one counting the\n", maxLinesPerRule))
+	b.WriteString("changes and places that follow; `replay --diff` lists every change. Hints name\n")
+	b.WriteString("the exact replay command for the finding's target.\n\n")
+	b.WriteString("`--provider all` replays for every provider family below and prints, per file, a\n")
+	b.WriteString("compatibility matrix: `ok`, `rewrites (N changes: rules)` or `rejects (reason)`\n")
+	b.WriteString("per target (info changes count as ok). In JSON the matrix is one finding per target\n")
+	b.WriteString("and rule, the target named at the start of the message. `--only`/`--skip` accept\n")
+	b.WriteString("these ids too; the exit status follows `--severity-min` as for every check.\n\n")
+	b.WriteString("| target | provider | model api | model id |\n|---|---|---|---|\n")
+	for _, nt := range MatrixTargets() {
+		fmt.Fprintf(b, "| %s | `%s` | `%s` | `%s` |\n", nt.Name, nt.Target.Provider, nt.Target.ModelAPI, nt.Target.ModelID)
+	}
+	b.WriteString("\n| check id | severity | finds | fix hint |\n|---|---|---|---|\n")
+	for _, c := range ReplayCatalogue {
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", c.ID, c.Severity, mdCell(c.Summary), mdCell(c.Hint))
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/repair"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // fixExpectation is the part of OpenClaw's repair output the test needs.
@@ -30,10 +31,7 @@ type fixExpectation struct {
 // fixable finding, one per counted change; a case it leaves unchanged has
 // none.
 func TestCheckAgreesWithFixOnConformanceCases(t *testing.T) {
-	cases, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
-	if len(cases) == 0 {
-		t.Fatal("no conformance cases")
-	}
+	cases := sessiontest.ConformanceCases(t)
 	sel := mustSelection(t, Options{})
 	for _, path := range cases {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
@@ -120,8 +118,8 @@ func TestCheckCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inline := Reader(bytes.NewReader(data), path, int64(len(data)), sel, Options{})
-		parallel := Reader(bytes.NewReader(data), path, -1, sel, Options{Workers: 2})
+		inline := Run(bytes.NewReader(data), path, int64(len(data)), sel, Options{})
+		parallel := Run(bytes.NewReader(data), path, -1, sel, Options{Workers: 2})
 		if len(inline.Findings) == 0 {
 			t.Errorf("%s: no findings in a session known to hold calls without results", path)
 		}
@@ -178,5 +176,5 @@ func checkFile(t testing.TB, path string, sel Selection, o Options) Result {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	return Reader(f, filepath.Base(path), st.Size(), sel, o)
+	return Run(f, filepath.Base(path), st.Size(), sel, o)
 }

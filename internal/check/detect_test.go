@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // Session lines for the detector tables.
@@ -82,7 +84,7 @@ func TestDetectors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			data := strings.Join(c.lines, "\n") + "\n"
-			res := Reader(strings.NewReader(data), "s.jsonl", int64(len(data)), sel, Options{})
+			res := Run(strings.NewReader(data), "s.jsonl", int64(len(data)), sel, Options{})
 			var got []string
 			for _, f := range res.Findings {
 				got = append(got, fmt.Sprintf("%d:%s", f.Line, f.ID))
@@ -106,7 +108,7 @@ func TestOversizedImage(t *testing.T) {
 	}
 	count := func(o Options) int {
 		sel := mustSelection(t, Options{Only: []ID{OversizedImage}})
-		res := Reader(strings.NewReader(string(data)), "64.jsonl", int64(len(data)), sel, o)
+		res := Run(strings.NewReader(string(data)), "64.jsonl", int64(len(data)), sel, o)
 		return len(res.Findings)
 	}
 	if n := count(Options{}); n == 0 {
@@ -127,7 +129,7 @@ func TestUnopenedAndReadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res := Reader(f, dir, -1, sel, Options{})
+	res := Run(f, dir, -1, sel, Options{})
 	if !res.Unreadable || len(res.Findings) != 1 || res.Findings[0].ID != Unreadable || !strings.Contains(res.Findings[0].Message, "is a directory") {
 		t.Errorf("reading a directory: %+v", res)
 	}
@@ -141,7 +143,7 @@ func TestUnopenedAndReadErrors(t *testing.T) {
 // FuzzCheck: check never panics, reports only existing lines, and the
 // inline and parallel passes agree.
 func FuzzCheck(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
+	files := sessiontest.ConformanceCases(f)
 	for _, name := range files {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -151,8 +153,8 @@ func FuzzCheck(f *testing.F) {
 	}
 	sel, _ := (&Options{}).Selection()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		inline := Reader(strings.NewReader(string(data)), "f", int64(len(data)), sel, Options{})
-		parallel := Reader(strings.NewReader(string(data)), "f", -1, sel, Options{Workers: 2})
+		inline := Run(strings.NewReader(string(data)), "f", int64(len(data)), sel, Options{})
+		parallel := Run(strings.NewReader(string(data)), "f", -1, sel, Options{Workers: 2})
 		if !equalFindings(inline.Findings, parallel.Findings) {
 			t.Fatalf("inline and parallel differ:\n%v\n%v", inline.Findings, parallel.Findings)
 		}

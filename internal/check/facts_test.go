@@ -3,7 +3,6 @@ package check
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/media"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // lineView is the comparable form of one line's check facts.
@@ -230,8 +230,8 @@ func TestFactsAgreeWithParse(t *testing.T) {
 	for i, s := range factLines {
 		checkFacts(t, jsonl.Line{Num: i + 1, Bytes: []byte(s), Newline: true, Blank: jsonl.IsBlank([]byte(s))})
 	}
-	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
-	corpus, _ := filepath.Glob("../../testdata/corpus/*.jsonl")
+	files := sessiontest.ConformanceCases(t)
+	corpus := sessiontest.Glob(t, "testdata/corpus/*.jsonl")
 	for _, name := range append(files, corpus...) {
 		data, err := os.ReadFile(name)
 		if err != nil {

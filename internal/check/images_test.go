@@ -70,7 +70,7 @@ func TestImageLimits(t *testing.T) {
 			in := imageSession(c.images...)
 			opts := Options{ImageMaxDimensionPx: c.maxDim}
 			sel := mustSelection(t, Options{Only: []ID{OversizedImage, ImageOverProviderLimit}})
-			res := Reader(strings.NewReader(in), "s.jsonl", int64(len(in)), sel, opts)
+			res := Run(strings.NewReader(in), "s.jsonl", int64(len(in)), sel, opts)
 			var got []string
 			found := c.text == ""
 			for _, f := range res.Findings {

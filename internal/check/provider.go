@@ -690,31 +690,3 @@ func matrixRow(nt NamedTarget, changes []hygiene.Change, o *ProviderOptions) Mat
 	}
 	return row
 }
-
-// writeReplayCatalogue renders the replay checks' section of
-// docs/checks.md.
-func writeReplayCatalogue(b *strings.Builder) {
-	b.WriteString("\n## Replay checks (`check --provider`)\n\n")
-	b.WriteString("With `--provider P` (and optionally `--model-api`, `--model-id`, `--reasoning`,\n")
-	b.WriteString("completed from the session as `openclaw-doctor replay` does), check also replays\n")
-	b.WriteString("each session's active branch for that target and reports every change OpenClaw's\n")
-	b.WriteString("replay would make, one check id per replay rule (`replay/<rule>`, the rule names of\n")
-	b.WriteString("docs/replay.md), at the physical line of the stored entry (none for inserted\n")
-	b.WriteString("messages and session-wide state). Findings are folded: one finding per rule and\n")
-	b.WriteString(fmt.Sprintf("line (identical changes counted), at most %d per rule, the last one counting the\n", maxLinesPerRule))
-	b.WriteString("changes and places that follow; `replay --diff` lists every change. Hints name\n")
-	b.WriteString("the exact replay command for the finding's target.\n\n")
-	b.WriteString("`--provider all` replays for every provider family below and prints, per file, a\n")
-	b.WriteString("compatibility matrix: `ok`, `rewrites (N changes: rules)` or `rejects (reason)`\n")
-	b.WriteString("per target (info changes count as ok). In JSON the matrix is one finding per target\n")
-	b.WriteString("and rule, the target named at the start of the message. `--only`/`--skip` accept\n")
-	b.WriteString("these ids too; the exit status follows `--severity-min` as for every check.\n\n")
-	b.WriteString("| target | provider | model api | model id |\n|---|---|---|---|\n")
-	for _, nt := range MatrixTargets() {
-		fmt.Fprintf(b, "| %s | `%s` | `%s` | `%s` |\n", nt.Name, nt.Target.Provider, nt.Target.ModelAPI, nt.Target.ModelID)
-	}
-	b.WriteString("\n| check id | severity | finds | fix hint |\n|---|---|---|---|\n")
-	for _, c := range ReplayCatalogue {
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", c.ID, c.Severity, mdCell(c.Summary), mdCell(c.Hint))
-	}
-}

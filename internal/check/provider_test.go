@@ -21,15 +21,6 @@ var conformanceDir = filepath.Join("..", "..", "testdata", "conformance")
 // corpusClock is the clock the conformance corpus was recorded with.
 func corpusClock() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
-func conformanceCases(t *testing.T) []string {
-	t.Helper()
-	cases, err := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
-	if err != nil || len(cases) == 0 {
-		t.Fatalf("no conformance cases: %v", err)
-	}
-	return cases
-}
-
 // extraTargets reach rules and policies the matrix does not (Copilot's
 // thinking hook, Vertex, an OpenAI-compatible reasoning model).
 var extraTargets = []hygiene.Target{
@@ -48,13 +39,17 @@ func TestReplayCatalogueListsEveryRule(t *testing.T) {
 		targets = append(targets, nt.Target)
 	}
 	seen := map[string]bool{}
-	for _, path := range conformanceCases(t) {
+	for _, path := range sessiontest.ConformanceCases(t) {
 		sctx := readContext(t, path)
 		if sctx == nil {
 			continue
 		}
 		for _, tg := range targets {
-			for _, c := range hygiene.ReplayChanges(tg, sctx) {
+			r := hygiene.NewRun(tg)
+			// ReplayContext consumes the context: each target replays a fresh
+			// read. A refusal to replay is recorded in r.Changes.
+			_, _ = hygiene.ReplayContext(r, readContext(t, path))
+			for _, c := range r.Changes {
 				seen[c.Rule] = true
 				if _, ok := lookupReplay(ReplayID(c.Rule)); !ok {
 					t.Errorf("%s for %s: rule %q is not in ReplayCatalogue", filepath.Base(path), tg.Provider, c.Rule)
@@ -99,7 +94,7 @@ func TestReplayCatalogueIsConsistent(t *testing.T) {
 func TestMatrixRejectsAsOpenClaw(t *testing.T) {
 	o := ProviderOptions{Target: hygiene.Target{Provider: ProviderAll}, Now: corpusClock}
 	rejects := 0
-	for _, path := range conformanceCases(t) {
+	for _, path := range sessiontest.ConformanceCases(t) {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		res := providerOnFile(t, path, o)
 		if len(res.Matrix) != len(MatrixTargets()) {
@@ -158,7 +153,7 @@ func hasFinding(fs []Finding, id ID, target string) bool {
 func TestProviderFindingsFollowChanges(t *testing.T) {
 	tg := hygiene.Target{Provider: "mistral"}
 	o := ProviderOptions{Target: tg, Now: corpusClock}
-	for _, path := range conformanceCases(t) {
+	for _, path := range sessiontest.ConformanceCases(t) {
 		sctx := readContext(t, path)
 		if sctx == nil {
 			continue
@@ -344,7 +339,7 @@ func providerOnFile(t *testing.T, path string, o ProviderOptions) ProviderResult
 // FuzzProvider: any input gives findings of replay ids (or Unreadable) on
 // lines the input has, for one target and for the matrix, without panics.
 func FuzzProvider(f *testing.F) {
-	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "4*.jsonl"))
+	cases := sessiontest.Glob(f, "testdata/conformance/cases/4*.jsonl")
 	for _, path := range cases {
 		if b, err := os.ReadFile(path); err == nil {
 			f.Add(b, false)

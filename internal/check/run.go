@@ -25,7 +25,7 @@ type Result struct {
 // batching hand-offs would cost more than they save.
 const parallelThreshold = 8 << 20
 
-// Reader checks one transcript read from r. path names it in findings;
+// Run runs the selected checks over one transcript read from r. path names it in findings;
 // size is its length when known (-1 otherwise) and only chooses between the
 // inline and the parallel pass. A read error after the first byte is
 // reported as an [Unreadable] finding next to what was found before it.
@@ -33,7 +33,7 @@ const parallelThreshold = 8 << 20
 // Each line is parsed once, by the repair classifier's scanner, on a
 // worker; the ordered pass then applies the classifier's state, the
 // navigation tree and the tool-call pairing (see the package doc).
-func Reader(r io.Reader, path string, size int64, sel Selection, opts Options) Result {
+func Run(r io.Reader, path string, size int64, sel Selection, opts Options) Result {
 	p := newPass(path, size, sel, opts)
 	workers := opts.Workers
 	if workers <= 0 {

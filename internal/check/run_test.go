@@ -3,8 +3,9 @@ package check
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // TestSizedRunsAgree: the findings do not depend on whether the size is
@@ -12,8 +13,8 @@ import (
 // the number of workers, on an input of several batches with every
 // conformance case in it.
 func TestSizedRunsAgree(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
-	corpus, _ := filepath.Glob("../../testdata/corpus/*.jsonl")
+	files := sessiontest.ConformanceCases(t)
+	corpus := sessiontest.Glob(t, "testdata/corpus/*.jsonl")
 	var data bytes.Buffer
 	for data.Len() < 5<<20 {
 		for _, name := range append(corpus, files...) {
@@ -26,13 +27,13 @@ func TestSizedRunsAgree(t *testing.T) {
 		}
 	}
 	sel := mustSelection(t, Options{})
-	want := Reader(bytes.NewReader(data.Bytes()), "all", -1, sel, Options{Workers: 1})
+	want := Run(bytes.NewReader(data.Bytes()), "all", -1, sel, Options{Workers: 1})
 	if len(want.Findings) == 0 {
 		t.Fatal("no findings")
 	}
 	for _, workers := range []int{1, 2, 3} {
 		for _, size := range []int64{-1, int64(data.Len())} {
-			got := Reader(bytes.NewReader(data.Bytes()), "all", size, sel, Options{Workers: workers})
+			got := Run(bytes.NewReader(data.Bytes()), "all", size, sel, Options{Workers: workers})
 			if !equalFindings(got.Findings, want.Findings) || got.Lines != want.Lines || got.Bytes != want.Bytes {
 				t.Errorf("%d workers, size %d: %d findings over %d lines, want %d over %d", workers, size, len(got.Findings), got.Lines, len(want.Findings), want.Lines)
 			}

@@ -57,9 +57,6 @@ func TestImagePassBlankText(t *testing.T) {
 // TestImagePassSanitizesImages: user and tool-result images go through the
 // image rule (a block without data becomes OpenClaw's placeholder text).
 func TestImagePassSanitizesImages(t *testing.T) {
-	if !imageRuleImplemented() {
-		t.Skip("image rule not implemented")
-	}
 	out := imagePass(replayTestRun(Target{}), replayTestMessages(t,
 		`{"role":"user","content":[{"type":"image","mimeType":"image/png"}]}`,
 		`{"role":"toolResult","content":[{"type":"image","data":""}]}`,

@@ -27,12 +27,6 @@ const (
 	imageLabel = "[session:history] "
 )
 
-// sanitizeImageBlocks replaces each image block among blocks in place by
-// its sanitized form or a text placeholder; other blocks are untouched.
-func sanitizeImageBlocks(r *Run, blocks []*jsonl.Value) {
-	sanitizeImageSet(r, []imageSite{{blocks: blocks}})
-}
-
 // sanitizeSessionImages sanitizes, in one parallel batch, every image block
 // the image pass would reach: the array content of user and toolResult
 // messages. Running it before the per-message pass changes nothing in that

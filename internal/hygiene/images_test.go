@@ -306,3 +306,9 @@ func TestSanitizeSessionImages(t *testing.T) {
 }
 
 func itoa(n int) string { return jsonl.MarshalString(jsonl.IntValue(int64(n))) }
+
+// sanitizeImageBlocks replaces each image block among blocks in place by
+// its sanitized form or a text placeholder; other blocks are untouched.
+func sanitizeImageBlocks(r *Run, blocks []*jsonl.Value) {
+	sanitizeImageSet(r, []imageSite{{blocks: blocks}})
+}

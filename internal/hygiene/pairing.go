@@ -24,14 +24,6 @@ type pairingOptions struct {
 	SyntheticText string
 }
 
-// pairingOptionsFor returns the pairing options OpenClaw uses for api.
-func pairingOptionsFor(api string) pairingOptions {
-	if isResponsesAPI(api) {
-		return pairingOptions{SyntheticText: responsesMissingToolResultText}
-	}
-	return pairingOptions{}
-}
-
 // repairToolResultPairing gives every tool call exactly one result placed
 // right after its assistant turn, when the policy repairs pairing (else msgs
 // is returned unchanged):

@@ -244,3 +244,11 @@ func BenchmarkToolCallRules(b *testing.B) {
 		rewriteToolCallIDs(r, out)
 	}
 }
+
+// pairingOptionsFor returns the pairing options OpenClaw uses for api.
+func pairingOptionsFor(api string) pairingOptions {
+	if isResponsesAPI(api) {
+		return pairingOptions{SyntheticText: responsesMissingToolResultText}
+	}
+	return pairingOptions{}
+}

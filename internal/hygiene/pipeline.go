@@ -128,17 +128,6 @@ func ReplayContext(r *Run, ctx *session.Context) ([]Message, error) {
 	return replayOwned(r, contextMessages(ctx))
 }
 
-// ReplayChanges replays ctx for t and returns what the replay would change,
-// for `check --provider`: every rewrite as a Change, and OpenClaw's refusal
-// to replay (the Responses invariant) as a Change with Rejects set. ctx is
-// not modified, so it can be replayed for several targets.
-func ReplayChanges(t Target, ctx *session.Context) []Change {
-	r := NewRun(t)
-	ApplyModelSnapshot(r, ctx.ModelSnapshot, ctx.ModelSwitchTimestamp, ctx.HasModelSwitchTimestamp)
-	_, _ = Replay(r, contextMessages(ctx)) // a refusal is recorded in r.Changes
-	return r.Changes
-}
-
 func contextMessages(ctx *session.Context) []Message {
 	msgs := make([]Message, len(ctx.Messages))
 	for i, cm := range ctx.Messages {

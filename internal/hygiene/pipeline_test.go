@@ -3,13 +3,13 @@ package hygiene
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // replayTestRun is a Run for t with its resolved policy and a clock frozen
@@ -175,7 +175,7 @@ func BenchmarkReplayContext(b *testing.B) {
 // conformance cases) for a target chosen by the input: no panic, and the
 // only error is OpenClaw's Responses invariant.
 func FuzzReplaySession(f *testing.F) {
-	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	cases := sessiontest.ConformanceCases(f)
 	for i, c := range cases {
 		if data, err := os.ReadFile(c); err == nil && len(data) < 64<<10 {
 			f.Add(data, uint8(i))

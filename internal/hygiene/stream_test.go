@@ -13,6 +13,7 @@ import (
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // TestReplayStreamMatchesWhole replays sessions segment by segment, with
@@ -23,7 +24,7 @@ import (
 // between ordinary turns), for every conformance target.
 func TestReplayStreamMatchesWhole(t *testing.T) {
 	sessions := map[string][]byte{}
-	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	cases := sessiontest.ConformanceCases(t)
 	for _, c := range cases {
 		if isImageCase(filepath.Base(c)) {
 			continue // per-message rules, and slow to replay many times
@@ -213,7 +214,7 @@ func TestReplayStreamRealSession(t *testing.T) {
 // read of the session gives each target the whole-list replay's result (or
 // a hazard), as replaying it alone does.
 func TestReplayStreamAllMatchesWhole(t *testing.T) {
-	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	cases := sessiontest.ConformanceCases(t)
 	var small []string
 	for _, c := range cases {
 		if !isImageCase(filepath.Base(c)) {

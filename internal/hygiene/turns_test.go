@@ -3,11 +3,11 @@ package hygiene
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 func TestValidateGeminiTurns(t *testing.T) {
@@ -342,10 +342,7 @@ func fuzzPolicy(bits uint16) Policy {
 // conformanceMessageLists returns, for each conformance case, the JSON
 // array of the messages of its message entries (in file order).
 func conformanceMessageLists(tb testing.TB) [][]byte {
-	files, err := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no conformance cases: %v", err)
-	}
+	files := sessiontest.ConformanceCases(tb)
 	var lists [][]byte
 	for _, name := range files {
 		data, err := os.ReadFile(name)

@@ -2,13 +2,14 @@ package jsonl
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // seedLines adds every line of the conformance cases as fuzz seeds.
 func seedLines(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
+	files := sessiontest.ConformanceCases(f)
 	for _, name := range files {
 		data, err := os.ReadFile(name)
 		if err != nil {

@@ -109,17 +109,3 @@ func withEXIFOrientation(jpg []byte, o int) []byte {
 }
 
 func toB64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
-
-// decodedSize decodes a base64 image and returns its MIME type and size.
-func decodedSize(t testing.TB, data string) (string, int, int) {
-	t.Helper()
-	raw, err := base64.StdEncoding.DecodeString(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return "image/" + format, cfg.Width, cfg.Height
-}

@@ -3,11 +3,11 @@ package repair
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // benchData is $OPENCLAW_BENCH_FILE (for example a gensession output),
@@ -20,7 +20,7 @@ func benchData(b *testing.B) []byte {
 		}
 		return data
 	}
-	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	cases := sessiontest.ConformanceCases(b)
 	var all bytes.Buffer
 	for _, c := range cases {
 		data, err := os.ReadFile(c)

@@ -211,7 +211,7 @@ func (c *Classifier) Apply(f *LineFacts) Verdict {
 		c.plan.Counts.add(v.Rules, v.CorruptedImages)
 	}
 	if v.Changed() {
-		c.plan.Changes = append(c.plan.Changes, Change{Line: v.Line, Offset: f.offset, Size: f.size, Action: v.Action, Rules: v.Rules, CorruptedImages: v.CorruptedImages, Reserialize: v.Reserialize})
+		c.plan.Edits = append(c.plan.Edits, LineEdit{Line: v.Line, Offset: f.offset, Size: f.size, Action: v.Action, Rules: v.Rules, CorruptedImages: v.CorruptedImages, Reserialize: v.Reserialize})
 	}
 	if !f.entry {
 		return v

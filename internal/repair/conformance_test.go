@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // conformanceDir holds OpenClaw's own outputs (never edited; see its
@@ -45,10 +46,7 @@ func oracleUUIDs() func() string {
 // TestConformance runs every conformance case through the two passes and
 // compares records, counts, reason and log message with OpenClaw's.
 func TestConformance(t *testing.T) {
-	cases, err := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
-	if err != nil || len(cases) == 0 {
-		t.Fatalf("no conformance cases in %s: %v", conformanceDir, err)
-	}
+	cases := sessiontest.ConformanceCases(t)
 	for _, path := range cases {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		t.Run(name, func(t *testing.T) {
@@ -175,4 +173,23 @@ func checkLines(t *testing.T, input, out []byte, want []string) {
 			t.Errorf("line %d is neither OpenClaw's bytes nor an input line: %s", i+1, got[i])
 		}
 	}
+}
+
+// Summary is OpenClaw's debug message for a repair of the file named base.
+func (p *Plan) Summary(base string) string {
+	return fmt.Sprintf("session file repaired: %s (%s)", p.Counts.Summary(), base)
+}
+
+// Log returns the message OpenClaw logs for this plan on the file named
+// base, and its level: the "session file repaired" summary (debug) when the
+// file is rewritten, the "repair skipped" warning for an invalid header,
+// nothing ("", "") otherwise.
+func (p *Plan) Log(base string) (level, message string) {
+	switch {
+	case p.Reason == ReasonInvalidHeader:
+		return "warn", fmt.Sprintf("session file repair skipped: %s (%s)", p.Reason, base)
+	case p.NeedsRewrite():
+		return "debug", p.Summary(base)
+	}
+	return "", ""
 }

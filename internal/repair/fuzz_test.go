@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // FuzzRepair checks, for any input: the repair never panics; it agrees
@@ -18,7 +18,7 @@ import (
 // changes); and repairing its own output changes nothing. Seeds: the
 // conformance cases.
 func FuzzRepair(f *testing.F) {
-	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	cases := sessiontest.ConformanceCases(f)
 	for _, c := range cases {
 		if data, err := os.ReadFile(c); err == nil {
 			f.Add(data)
@@ -74,4 +74,9 @@ func checkLineVerdicts(t *testing.T, input []byte) {
 			t.Fatalf("line %d %q: got %v %v %d, want %v %v %d", l.Num, l.Bytes, got.Action, got.Rules, got.CorruptedImages, want.Action, want.Rules, want.CorruptedImages)
 		}
 	}
+}
+
+// String names an Action in the failure messages above.
+func (a Action) String() string {
+	return [...]string{"keep", "blank", "drop", "rewrite"}[a]
 }

@@ -174,15 +174,6 @@ type heldLock struct {
 	body []byte
 }
 
-// Paths returns the lock files held, in acquisition order.
-func (l *Lock) Paths() []string {
-	paths := make([]string, len(l.held))
-	for i, h := range l.held {
-		paths[i] = h.path
-	}
-	return paths
-}
-
 // LockPath is the write lock OpenClaw takes for the session file at path:
 // the directory with its symlinks resolved (the path itself as given when
 // that fails), the file's own base name, and ".lock".
@@ -378,22 +369,6 @@ func lockBody(pid int, now time.Time) []byte {
 // years 0–9999: UTC, milliseconds, "Z".
 func jsISOString(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
-}
-
-// InspectLock reports the write lock OpenClaw would take for the session
-// file at path: nil, nil when there is none.
-func InspectLock(path string, opts LockOptions) (*LockInfo, error) {
-	info, err := inspectLockFile(LockPath(path), opts)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return info, err
-}
-
-// InspectLockFile reports the lock file at lockPath (e.g. one found while
-// scanning a sessions directory for "*.jsonl.lock").
-func InspectLockFile(lockPath string, opts LockOptions) (*LockInfo, error) {
-	return inspectLockFile(lockPath, opts)
 }
 
 func inspectLockFile(lockPath string, opts LockOptions) (*LockInfo, error) {

@@ -3,6 +3,7 @@ package repair
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -452,4 +453,23 @@ func TestLockIsPublishedComplete(t *testing.T) {
 			_ = l.Release()
 		})
 	}
+}
+
+// Paths returns the lock files held, in acquisition order.
+func (l *Lock) Paths() []string {
+	paths := make([]string, len(l.held))
+	for i, h := range l.held {
+		paths[i] = h.path
+	}
+	return paths
+}
+
+// InspectLock reports the write lock OpenClaw would take for the session
+// file at path: nil, nil when there is none.
+func InspectLock(path string, opts LockOptions) (*LockInfo, error) {
+	info, err := inspectLockFile(LockPath(path), opts)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return info, err
 }

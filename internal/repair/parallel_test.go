@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // TestParallelPlanEqualsSequential: spreading the first pass over workers
@@ -15,7 +17,7 @@ import (
 // newline, CRLF split across batches).
 func TestParallelPlanEqualsSequential(t *testing.T) {
 	inputs := map[string][]byte{}
-	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	cases := sessiontest.ConformanceCases(t)
 	var all bytes.Buffer
 	for _, c := range cases {
 		data, _ := os.ReadFile(c)
@@ -58,8 +60,8 @@ func TestParallelPlanEqualsSequential(t *testing.T) {
 
 // normalized makes empty slices nil so plans compare by content.
 func normalized(p Plan) Plan {
-	if len(p.Changes) == 0 {
-		p.Changes = nil
+	if len(p.Edits) == 0 {
+		p.Edits = nil
 	}
 	if len(p.Inserts) == 0 {
 		p.Inserts = nil

@@ -56,9 +56,9 @@ func (c Counts) Summary() string {
 	return strings.Join(parts, ", ")
 }
 
-// Change is a line a rewrite does not copy as is: a dropped, rewritten or
+// LineEdit is a line a rewrite does not copy as is: a dropped, rewritten or
 // re-serialized line.
-type Change struct {
+type LineEdit struct {
 	Line            int
 	Offset, Size    int64  // the line's bytes in the input, terminator included
 	Action          Action // Drop, Rewrite, or Keep with Reserialize
@@ -117,10 +117,10 @@ type Plan struct {
 	// header, or the entry that failed the header check); 0 when none.
 	FirstEntryLine int
 	Counts         Counts
-	Changes        []Change // in line order
-	Inserts        []Insert // in line order
-	Bytes          int64    // input size
-	Lines          int      // physical lines
+	Edits          []LineEdit // in line order
+	Inserts        []Insert   // in line order
+	Bytes          int64      // input size
+	Lines          int        // physical lines
 	BlankLines     int
 	Entries        int // surviving entries
 	// Verbatim reports that every line ends in "\n" (no "\r", no blank
@@ -132,22 +132,3 @@ type Plan struct {
 // NeedsRewrite reports whether the file is rewritten: no early exit and a
 // non-zero counter.
 func (p *Plan) NeedsRewrite() bool { return p.Reason == "" && p.Counts.Any() }
-
-// Summary is OpenClaw's debug message for a repair of the file named base.
-func (p *Plan) Summary(base string) string {
-	return fmt.Sprintf("session file repaired: %s (%s)", p.Counts.Summary(), base)
-}
-
-// Log returns the message OpenClaw logs for this plan on the file named
-// base, and its level: the "session file repaired" summary (debug) when the
-// file is rewritten, the "repair skipped" warning for an invalid header,
-// nothing ("", "") otherwise.
-func (p *Plan) Log(base string) (level, message string) {
-	switch {
-	case p.Reason == ReasonInvalidHeader:
-		return "warn", fmt.Sprintf("session file repair skipped: %s (%s)", p.Reason, base)
-	case p.NeedsRewrite():
-		return "debug", p.Summary(base)
-	}
-	return "", ""
-}

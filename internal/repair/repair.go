@@ -74,9 +74,6 @@ type Result struct {
 	ReplacedStaleLocks, OverriddenLocks []LockInfo
 }
 
-// Summary is OpenClaw's debug message for a successful repair.
-func (r *Result) Summary() string { return r.Plan.Summary(filepath.Base(r.Path)) }
-
 // ErrLocked wraps the *LiveLockError of a refused repair.
 var ErrLocked = errors.New("session is locked")
 

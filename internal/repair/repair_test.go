@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // TestRepairFileInPlace repairs a copy of every conformance case in place
@@ -15,7 +17,7 @@ import (
 // nothing is left beside it (no backup, lock or temp file), and that a file
 // needing nothing keeps its bytes and its mtime.
 func TestRepairFileInPlace(t *testing.T) {
-	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	cases := sessiontest.ConformanceCases(t)
 	for _, src := range cases {
 		name := filepath.Base(src)
 		t.Run(strings.TrimSuffix(name, ".jsonl"), func(t *testing.T) {

@@ -2,7 +2,6 @@ package repair
 
 import (
 	"bufio"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
 // The safe replace, in one documented sequence (docs/safety.md):
@@ -514,7 +515,7 @@ const maxNameBytes = 255
 // with characters of the prefix outside [A-Za-z0-9._-] replaced by "-" and
 // the base shortened when the name would exceed maxNameBytes.
 func tempName(base string, pid int) string {
-	suffix := ".repair." + strconv.Itoa(pid) + "." + newUUID() + ".tmp"
+	suffix := ".repair." + strconv.Itoa(pid) + "." + session.RandomUUID() + ".tmp"
 	safe := sanitizeName(base)
 	if over := len(safe) + len(suffix) - maxNameBytes; over > 0 {
 		safe = safe[:len(safe)-over]
@@ -530,15 +531,6 @@ func sanitizeName(name string) string {
 		}
 		return '-'
 	}, name)
-}
-
-// newUUID returns a random (version 4) UUID.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 type countingWriter struct {

@@ -74,18 +74,6 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
-// backups lists the .bak- siblings in dir.
-func backups(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	for _, n := range dirNames(t, dir) {
-		if strings.Contains(n, ".bak-") {
-			out = append(out, filepath.Join(dir, n))
-		}
-	}
-	return out
-}
-
 // withSeam replaces a package seam for the test.
 func withSeam[T any](t *testing.T, seam *T, v T) {
 	t.Helper()

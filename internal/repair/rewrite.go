@@ -76,7 +76,7 @@ func WriteRepaired(w io.Writer, r io.Reader, p *Plan, now func() time.Time, uuid
 // output: the input is copied in whole ranges between the changed lines
 // and the insertions (in-kernel when both ends are files).
 func writeRanges(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, uuid func() string) error {
-	changes, inserts := p.Changes, p.Inserts
+	changes, inserts := p.Edits, p.Inserts
 	var pos int64
 	var line, buf []byte
 	copyTo := func(off int64) error {
@@ -126,7 +126,7 @@ func writeRanges(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, u
 // ends, blank lines, invalid UTF-8 or no final newline.
 func writeLines(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, uuid func() string) error {
 	rd := jsonl.NewReader(r)
-	changes, inserts := p.Changes, p.Inserts
+	changes, inserts := p.Edits, p.Inserts
 	var buf []byte
 	lines := 0
 	for {
@@ -171,7 +171,7 @@ func appendInsert(dst []byte, in Insert, now func() time.Time, uuid func() strin
 
 // appendChanged appends what a changed line becomes (nothing for a drop),
 // checking that the line still gets the verdict the plan recorded.
-func appendChanged(dst []byte, l jsonl.Line, ch Change) ([]byte, error) {
+func appendChanged(dst []byte, l jsonl.Line, ch LineEdit) ([]byte, error) {
 	val, err := jsonl.Parse(l.Bytes)
 	if ch.Action == Drop && ch.Rules == RuleMalformedLine {
 		if err == nil {

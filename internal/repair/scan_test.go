@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // fieldView is what a test compares of a Field: presence, kind, decoded
@@ -222,7 +222,7 @@ func TestEnvelopeAgreesWithParse(t *testing.T) {
 	for _, l := range envelopeLines {
 		checkEnvelope(t, []byte(l))
 	}
-	cases, _ := filepath.Glob(filepath.Join(conformanceDir, "cases", "*.jsonl"))
+	cases := sessiontest.ConformanceCases(t)
 	for _, c := range cases {
 		data, err := os.ReadFile(c)
 		if err != nil {

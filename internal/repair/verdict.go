@@ -24,10 +24,6 @@ const (
 	Rewrite
 )
 
-func (a Action) String() string {
-	return [...]string{"keep", "blank", "drop", "rewrite"}[a]
-}
-
 // Rules is the set of rules that fired on a line.
 type Rules uint8
 

@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // TestStreamMatchesReadContext checks that a ContextStream yields exactly
 // ReadContext's messages and facts, with chunks of every size from one
 // line up, on every session file in testdata.
 func TestStreamMatchesReadContext(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
+	files := sessiontest.ConformanceCases(t)
 	more, _ := filepath.Glob("testdata/cases/*.jsonl")
 	files = append(files, more...)
 	if len(files) < 80 {

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // entry, side, link and leafRow build nodes for the tree tests.
@@ -154,7 +155,7 @@ func TestTreeCycleFlag(t *testing.T) {
 // TestNodeOfMatchesLoad: a checker that streams a current-version file and
 // classifies each line with NodeOf gets the loader's leaf and branch.
 func TestNodeOfMatchesLoad(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
+	files := sessiontest.ConformanceCases(t)
 	more, _ := filepath.Glob("testdata/cases/*.jsonl")
 	checked := 0
 	for _, name := range append(files, more...) {

@@ -1,10 +1,17 @@
-// Package sessiontest writes session files for tests: long, regular
-// sessions with one kind of damage put where a segmented replay meets it.
+// Package sessiontest is test support shared by several packages' tests:
+// long, regular sessions with one kind of damage put where a segmented
+// replay meets it (Long), and the repository's test files (ConformanceCases,
+// Glob), which fail the test when none is found instead of letting it pass
+// over nothing. Only tests import it.
 package sessiontest
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"testing"
 )
 
 // The damages Long can put in a session.
@@ -49,4 +56,38 @@ func Long(damage string) []byte {
 		entry(fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"answer %d"}],"stopReason":"stop",%s}`, k, tail))
 	}
 	return []byte(b.String())
+}
+
+// ConformanceCases returns the conformance cases
+// (testdata/conformance/cases/*.jsonl) and fails tb when there are none, so
+// that a test over them cannot pass by finding nothing.
+func ConformanceCases(tb testing.TB) []string {
+	tb.Helper()
+	return Glob(tb, "testdata/conformance/cases/*.jsonl")
+}
+
+// Glob returns the files matching pattern, a path relative to the
+// repository's root, and fails tb when none matches. The paths are relative
+// to the test's working directory (its package), as a filepath.Glob of
+// "../../testdata/…" from there would give them.
+func Glob(tb testing.TB, pattern string) []string {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(repositoryRoot(), pattern))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no files match %s (err %v)", pattern, err)
+	}
+	return files
+}
+
+// repositoryRoot is the repository's root, relative to the working
+// directory when possible. It is found from this file's place in it.
+func repositoryRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, root); err == nil {
+			return rel
+		}
+	}
+	return root
 }
