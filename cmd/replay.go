@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
@@ -103,9 +102,9 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 			}
 		}()
 	}
-	target, err := check.CompleteTarget(hygiene.Target{Provider: opts.provider, ModelAPI: opts.modelAPI,
+	target, err := hygiene.CompleteTarget(hygiene.Target{Provider: opts.provider, ModelAPI: opts.modelAPI,
 		ModelID: opts.modelID, Reasoning: opts.reasoning}, facts)
-	if errors.Is(err, check.ErrNoProvider) {
+	if errors.Is(err, hygiene.ErrNoProvider) {
 		return usageErrorf("replay: no provider: the session records no model; give --provider (and --model-api, --model-id)")
 	}
 	target.ImageMaxDimensionPx = a.settings.ImageMaxDimensionPx

@@ -178,49 +178,10 @@ func MatrixTargets() []NamedTarget {
 	}
 }
 
-// ErrNoProvider is CompleteTarget's error for a target without a provider
-// for a session that records no model.
-var ErrNoProvider = errors.New("no provider: the session records no model")
-
-// CompleteTarget fills in what t leaves out from the session, as `replay`
-// does. Without a provider, the target is the session's: the provider and
-// model of its last model change or assistant turn, and the api of its last
-// assistant turn (or the provider's usual api). A provider given alone
-// implies its usual api ([hygiene.DefaultModelAPI]); the session's api is
-// used only when the given provider is the session's and has no usual api,
-// the session's model id whenever the provider is the session's.
-func CompleteTarget(t hygiene.Target, sctx *session.Context) (hygiene.Target, error) {
-	var sessionProvider, sessionModel, sessionAPI string
-	if sctx != nil && sctx.Model != nil {
-		sessionProvider, sessionModel, sessionAPI = sctx.Model.Provider, sctx.Model.ModelID, sctx.ModelAPI
-	}
-	fromSession := t.Provider == ""
-	sameProvider := fromSession || hygiene.NormalizeProvider(t.Provider) == hygiene.NormalizeProvider(sessionProvider)
-	if fromSession {
-		t.Provider = sessionProvider
-	}
-	if t.Provider == "" {
-		return t, ErrNoProvider
-	}
-	if t.ModelID == "" && sameProvider {
-		t.ModelID = sessionModel
-	}
-	if t.ModelAPI == "" && fromSession {
-		t.ModelAPI = sessionAPI
-	}
-	if t.ModelAPI == "" {
-		t.ModelAPI = hygiene.DefaultModelAPI(t.Provider)
-	}
-	if t.ModelAPI == "" && sameProvider {
-		t.ModelAPI = sessionAPI
-	}
-	return t, nil
-}
-
 // ProviderOptions are the options of `check --provider`.
 type ProviderOptions struct {
 	// Target is what --provider, --model-api, --model-id and --reasoning
-	// give; each file completes it with [CompleteTarget]. Target.Provider
+	// give; each file completes it with [hygiene.CompleteTarget]. Target.Provider
 	// [ProviderAll] replays for every [MatrixTargets] family instead (with
 	// Target.Reasoning and Target.ImageMaxDimensionPx).
 	Target hygiene.Target
@@ -404,7 +365,7 @@ func foldTarget(path string, o *ProviderOptions, nt NamedTarget, r *hygiene.Run)
 // or every matrix target.
 func providerTargets(o ProviderOptions, facts *session.Context) []NamedTarget {
 	if !o.All() {
-		t, _ := CompleteTarget(o.Target, facts) // --provider is never empty here
+		t, _ := hygiene.CompleteTarget(o.Target, facts) // --provider is never empty here
 		return []NamedTarget{{Target: t}}
 	}
 	targets := MatrixTargets()

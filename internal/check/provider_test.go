@@ -163,7 +163,7 @@ func TestProviderFindingsFollowChanges(t *testing.T) {
 		if sctx == nil {
 			continue
 		}
-		full, _ := CompleteTarget(tg, sctx)
+		full, _ := hygiene.CompleteTarget(tg, sctx)
 		r := newReplayRun(full, corpusClock)
 		hygiene.ApplyModelSnapshot(r, sctx.ModelSnapshot, sctx.ModelSwitchTimestamp, sctx.HasModelSwitchTimestamp)
 		_, _ = hygiene.Replay(r, contextMessages(sctx))
@@ -264,30 +264,6 @@ func TestMatrixRow(t *testing.T) {
 	row = matrixRow(nt, changes[:1], &ProviderOptions{})
 	if row.Verdict != Compatible || row.Metadata != 1 {
 		t.Errorf("row = %+v", row)
-	}
-}
-
-func TestCompleteTarget(t *testing.T) {
-	sctx := &session.Context{Model: &session.Model{Provider: "anthropic", ModelID: "claude-opus-4-6"}, ModelAPI: "anthropic-messages"}
-	custom := &session.Context{Model: &session.Model{Provider: "acme", ModelID: "a1"}, ModelAPI: "acme-api"}
-	for _, c := range []struct {
-		in   hygiene.Target
-		ctx  *session.Context
-		want hygiene.Target
-		err  error
-	}{
-		{hygiene.Target{}, sctx, hygiene.Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-opus-4-6"}, nil},
-		{hygiene.Target{Provider: "Anthropic "}, sctx, hygiene.Target{Provider: "Anthropic ", ModelAPI: "anthropic-messages", ModelID: "claude-opus-4-6"}, nil},
-		{hygiene.Target{Provider: "openai"}, sctx, hygiene.Target{Provider: "openai", ModelAPI: "openai-responses"}, nil},
-		{hygiene.Target{Provider: "mistral", ModelID: "m"}, nil, hygiene.Target{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "m"}, nil},
-		{hygiene.Target{Provider: "acme"}, custom, hygiene.Target{Provider: "acme", ModelAPI: "acme-api", ModelID: "a1"}, nil},
-		{hygiene.Target{Provider: "other"}, custom, hygiene.Target{Provider: "other"}, nil},
-		{hygiene.Target{}, &session.Context{}, hygiene.Target{}, ErrNoProvider},
-	} {
-		got, err := CompleteTarget(c.in, c.ctx)
-		if got != c.want || err != c.err {
-			t.Errorf("CompleteTarget(%+v) = %+v, %v; want %+v, %v", c.in, got, err, c.want, c.err)
-		}
 	}
 }
 
