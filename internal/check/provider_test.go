@@ -54,7 +54,7 @@ func TestReplayCatalogueListsEveryRule(t *testing.T) {
 			continue
 		}
 		for _, tg := range targets {
-			for _, c := range hygiene.ReplayChanges(tg, sctx) {
+			for _, c := range hygiene.ReplayChanges(hygiene.NewConfig(tg), sctx) {
 				seen[c.Rule] = true
 				if _, ok := lookupReplay(ReplayID(c.Rule)); !ok {
 					t.Errorf("%s for %s: rule %q is not in ReplayCatalogue", filepath.Base(path), tg.Provider, c.Rule)
@@ -164,10 +164,7 @@ func TestProviderFindingsFollowChanges(t *testing.T) {
 			continue
 		}
 		full, _ := hygiene.CompleteTarget(tg, sctx)
-		r := newReplayRun(full, corpusClock)
-		hygiene.ApplyModelSnapshot(r, sctx.ModelSnapshot, sctx.ModelSwitchTimestamp, sctx.HasModelSwitchTimestamp)
-		_, _ = hygiene.Replay(r, contextMessages(sctx))
-		changes := r.Changes
+		changes := hygiene.ReplayChanges(replayConfig(full, corpusClock), sctx)
 		res := providerOnFile(t, path, o)
 		lines := map[int]bool{}
 		for _, c := range changes {
@@ -274,7 +271,7 @@ func TestProviderLoaderError(t *testing.T) {
 	if _, err := session.ReadContext(bytes.NewReader(data)); err == nil {
 		t.Fatal("the loader accepts a null line before the header")
 	}
-	res := Provider(bytes.NewReader(data), "s.jsonl", ProviderOptions{Target: hygiene.Target{Provider: "all"}})
+	res := FindReplayChanges(bytes.NewReader(data), "s.jsonl", ProviderOptions{Target: hygiene.Target{Provider: "all"}})
 	if len(res.Findings) != 1 || res.Findings[0].ID != LoaderError || res.Findings[0].Severity != Error || res.Findings[0].Line != 1 {
 		t.Fatalf("findings = %+v", res.Findings)
 	}
@@ -314,7 +311,7 @@ func providerOnFile(t *testing.T, path string, o ProviderOptions) ProviderResult
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return Provider(f, filepath.Base(path), o)
+	return FindReplayChanges(f, filepath.Base(path), o)
 }
 
 // FuzzProvider: any input gives findings of replay ids (or Unreadable) on
@@ -332,7 +329,7 @@ func FuzzProvider(f *testing.F) {
 		if all {
 			o.Target.Provider = ProviderAll
 		}
-		res := Provider(bytes.NewReader(data), "f.jsonl", o)
+		res := FindReplayChanges(bytes.NewReader(data), "f.jsonl", o)
 		lines := bytes.Count(data, []byte("\n")) + 1
 		for _, fd := range res.Findings {
 			if !strings.HasPrefix(string(fd.ID), ReplayIDPrefix) || fd.Line < 0 || fd.Line > lines {
@@ -356,8 +353,8 @@ func TestProviderSegmentedMatchesWhole(t *testing.T) {
 			{Target: hygiene.Target{Provider: "anthropic"}, Now: corpusClock},
 			{Target: hygiene.Target{Provider: ProviderAll}, Now: corpusClock},
 		} {
-			got := Provider(bytes.NewReader(data), "long.jsonl", o)
-			want := providerWhole(bytes.NewReader(data), "long.jsonl", o)
+			got := FindReplayChanges(bytes.NewReader(data), "long.jsonl", o)
+			want := wholeReplayFindings(t, data, "long.jsonl", o)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("damage %q, provider %s: segmented findings differ from the whole-list replay's", damage, o.Target.Provider)
 			}
@@ -366,4 +363,20 @@ func TestProviderSegmentedMatchesWhole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wholeReplayFindings is what FindReplayChanges reports when every target
+// is replayed whole.
+func wholeReplayFindings(t *testing.T, data []byte, path string, o ProviderOptions) ProviderResult {
+	t.Helper()
+	sctx, err := session.ReadContext(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := providerTargets(o, sctx)
+	outcomes := make([]targetOutcome, len(targets))
+	for k, nt := range targets {
+		outcomes[k] = foldTarget(path, &o, nt, hygiene.ReplayChanges(replayConfig(nt.Target, o.Now), sctx))
+	}
+	return providerResult(&o, outcomes)
 }

@@ -128,14 +128,20 @@ func ReplayContext(r *Run, ctx *session.Context) ([]Message, error) {
 	return replayOwned(r, contextMessages(ctx))
 }
 
-// ReplayChanges replays ctx for t and returns what the replay would change,
-// for `check --provider`: every rewrite as a Change, and OpenClaw's refusal
-// to replay (the Responses invariant) as a Change with Rejects set. ctx is
-// not modified, so it can be replayed for several targets.
-func ReplayChanges(t Target, ctx *session.Context) []Change {
-	r := NewRun(t)
+// replayCopy is ReplayContext on a copy of ctx's messages, which it leaves
+// as they are for other replays.
+func replayCopy(r *Run, ctx *session.Context) ([]Message, error) {
 	ApplyModelSnapshot(r, ctx.ModelSnapshot, ctx.ModelSwitchTimestamp, ctx.HasModelSwitchTimestamp)
-	_, _ = Replay(r, contextMessages(ctx)) // a refusal is recorded in r.Changes
+	return Replay(r, contextMessages(ctx))
+}
+
+// ReplayChanges replays ctx with c and returns what the replay would
+// change: every rewrite as a Change, and OpenClaw's refusal to replay (the
+// Responses invariant) as a Change with Rejects set. ctx is not modified,
+// so it can be replayed for several targets.
+func ReplayChanges(c Config, ctx *session.Context) []Change {
+	r := &Run{Config: c}
+	_, _ = replayCopy(r, ctx) // a refusal is recorded in r.Changes
 	return r.Changes
 }
 

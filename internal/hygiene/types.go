@@ -96,10 +96,7 @@ type Run struct {
 	ModelSwitchAt int64
 	ModelSwitched bool
 	Changes       []Change
-	// AvoidCuts are context indexes a segmented replay must not cut
-	// before: the cuts of SegmentHazards met by an earlier attempt.
-	AvoidCuts map[int]bool
-	counts    map[string]int
+	counts        map[string]int
 	// seg is the state a segmented replay carries between segments (nil
 	// when the whole list is replayed at once).
 	seg *segment
