@@ -218,14 +218,15 @@ func (o *ProviderOptions) Counts() (run, skipped int) {
 	return run, skipped
 }
 
-// Verdict is a matrix row's outcome.
-type Verdict uint8
+// MatrixVerdict is a matrix row's outcome: how OpenClaw's replay treats
+// the session for the row's target.
+type MatrixVerdict uint8
 
 // The verdicts, best first.
 const (
 	// Compatible: replay sends the stored branch, or changes only
 	// transcript state the provider never sees.
-	Compatible Verdict = iota
+	Compatible MatrixVerdict = iota
 	// Rewrites: replay silently changes what the provider receives.
 	Rewrites
 	// Rejects: OpenClaw refuses to send the history (or cannot load it).
@@ -236,7 +237,7 @@ const (
 type MatrixRow struct {
 	Name    string
 	Target  hygiene.Target
-	Verdict Verdict
+	Verdict MatrixVerdict
 	// Rewrites counts the changes of warning rules, Rules names them (in
 	// the order replay applies them); Metadata counts info-rule changes.
 	Rewrites int
