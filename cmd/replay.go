@@ -1,19 +1,16 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"slices"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
@@ -97,23 +94,21 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 	var facts *session.Context
 	if stream != nil {
 		facts = stream.Facts
-		defer func() { // the stream of the last attempt, if it opened
-			if stream != nil {
-				stream.Close()
-			}
-		}()
+		defer stream.Close() // when the replay does not start
 	}
-	target, err := check.CompleteTarget(hygiene.Target{Provider: opts.provider, ModelAPI: opts.modelAPI,
+	target, err := hygiene.CompleteTarget(hygiene.Target{Provider: opts.provider, ModelAPI: opts.modelAPI,
 		ModelID: opts.modelID, Reasoning: opts.reasoning}, facts)
-	if errors.Is(err, check.ErrNoProvider) {
+	if errors.Is(err, hygiene.ErrNoProvider) {
 		return usageErrorf("replay: no provider: the session records no model; give --provider (and --model-api, --model-id)")
 	}
 	target.ImageMaxDimensionPx = a.settings.ImageMaxDimensionPx
-	newRun, err := replayRunFactory(a, target, !opts.diff)
+	now, err := replayClock(a)
 	if err != nil {
 		return err
 	}
-	r := newRun()
+	config := hygiene.NewConfig(target)
+	config.Now, config.CountOnly = now, !opts.diff // without --diff nothing lists the changes
+	r := &hygiene.Run{Config: config}
 	if opts.policyOnly {
 		if opts.format == "json" {
 			return report.ReplayPolicyJSON(a.Out, r)
@@ -128,192 +123,44 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 		}
 		return &refusedError{err: le}
 	}
-	restoreGC := collectSooner()
-	done, err := replayAttempts(ctx, a, opts, src, &stream, r, newRun)
-	restoreGC()
-	if done || err != nil {
-		return err
-	}
-	// A session the segmented replay cannot vouch for, or one OpenClaw
-	// refuses: replay it whole.
-	r = newRun()
-	sctx, err := session.ReadContext(src)
-	if err != nil {
-		return wrapLoadError(path, err)
-	}
-	return replayWhole(ctx, a, opts, r, sctx)
-}
-
-// replayWhole replays a loaded context and prints the result.
-func replayWhole(ctx context.Context, a *app, opts *replayOptions, r *hygiene.Run, sctx *session.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	contextLen := len(sctx.Messages)
-	msgs, replayErr := hygiene.ReplayContext(r, sctx)
-	var err error
-	if opts.format == "json" {
-		err = report.ReplayJSON(a.Out, r, msgs, replayErr, opts.diff)
-	} else {
-		err = report.ReplayText(a.Out, r, contextLen, msgs, replayErr, opts.diff)
-	}
-	if err != nil {
-		return err
-	}
-	if replayErr != nil {
-		return &refusedError{err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", r.Target.Provider, replayErr)}
-	}
-	return nil
-}
-
-// replayAttempts runs the segmented replay over *stream with r, and after a
-// hazard at one cut again without that cut (on a new stream of src and a
-// new run), up to hygiene.SegmentRetries times. It reports done = false, having
-// printed nothing, when the session needs the whole-list replay; *stream is
-// the last stream opened (nil if opening it failed).
-func replayAttempts(ctx context.Context, a *app, opts *replayOptions, src io.ReaderAt, stream **session.ContextStream,
-	r *hygiene.Run, newRun func() *hygiene.Run) (done bool, err error) {
-	avoid := map[int]bool{}
-	for attempt := 0; ; attempt++ {
-		r.AvoidCuts = avoid
-		done, hazard, err := replaySegmented(ctx, a, opts, r, *stream)
-		if done || err != nil {
-			return done, err
-		}
-		if hazard == nil || hazard.Cut < 0 || attempt == hygiene.SegmentRetries {
-			return false, nil
-		}
-		avoid[hazard.Cut] = true
-		(*stream).Close()
-		if *stream, err = session.OpenContext(src); err != nil {
-			*stream = nil
-			return false, nil // the whole-list load reports it
-		}
-		r = newRun()
-	}
-}
-
-// replaySegmented replays the stream segment by segment (memory bounded by
-// a segment, whatever the session's size), spooling the replayed messages
-// to a temporary file, and prints the result. It reports done = false,
-// having printed nothing, when the session needs another attempt or the
-// whole-list replay: a segmentation hazard (returned), or a line the stream
-// could not read (the whole-list load reports it).
-func replaySegmented(ctx context.Context, a *app, opts *replayOptions, r *hygiene.Run, stream *session.ContextStream) (done bool, hazard *hygiene.SegmentHazard, err error) {
 	spool, closeSpool, err := newTempFile("openclaw-doctor-replay-*")
 	if err != nil {
-		return false, nil, fmt.Errorf("spooling the replay: %w", err)
+		return fmt.Errorf("spooling the replay: %w", err)
 	}
 	defer closeSpool()
-	w := bufio.NewWriterSize(spool, 1<<20)
-	messages := report.ReplayMessages{JSON: opts.format == "json"}
-	contextLen := 0
-	var streamErr error
-	next := func() ([]session.ContextMessage, error) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		msgs, err := stream.Next()
-		if err != nil && !errors.Is(err, io.EOF) {
-			streamErr = err
-		}
-		contextLen += len(msgs)
-		return msgs, err
+	out := report.NewReplayOutput(a.Out, spool, opts.format == "json", opts.diff)
+	governed := governedReplay{ReplayOutput: out, restoreGC: sync.OnceFunc(collectSooner())}
+	err = hygiene.ReplaySession(ctx, src, stream, []hygiene.Config{config}, governed)
+	governed.restoreGC()
+	if spoolErr := out.Close(); spoolErr != nil {
+		return spoolErr
 	}
-	out := startBatchWriter(w, &messages)
-	err = hygiene.ReplayStream(r, stream.Facts, next, out.write)
-	writeErr := out.close()
-	switch {
-	case writeErr != nil:
-		return false, nil, fmt.Errorf("spooling the replay: %w", writeErr)
-	case err == nil:
-	case ctx.Err() != nil:
-		return false, nil, ctx.Err()
-	case streamErr != nil:
-		return false, nil, nil
-	case errors.As(err, &hazard):
-		return false, hazard, nil
-	default:
-		return false, nil, err
+	var wl *hygiene.WholeLoadError
+	if errors.As(err, &wl) {
+		return wrapLoadError(path, wl.Err)
 	}
-	if err := w.Flush(); err != nil {
-		return false, nil, fmt.Errorf("spooling the replay: %w", err)
+	if err != nil {
+		return err
 	}
-	return true, nil, printSpooled(a, opts, r, spool, contextLen, messages.N)
-}
-
-// batchWriter writes batches of replayed messages on a goroutine of its
-// own, so that encoding a segment overlaps the replay of the next one.
-type batchWriter struct {
-	batches chan []hygiene.Message
-	done    chan error
-}
-
-func startBatchWriter(w io.Writer, m *report.ReplayMessages) *batchWriter {
-	b := &batchWriter{batches: make(chan []hygiene.Message, 1), done: make(chan error, 1)}
-	go func() {
-		var err error
-		for msgs := range b.batches {
-			if err == nil {
-				err = m.Write(w, msgs)
-			}
-		}
-		b.done <- err
-	}()
-	return b
-}
-
-// write queues a copy of the list (the replay reuses its room).
-func (b *batchWriter) write(msgs []hygiene.Message) error {
-	b.batches <- slices.Clone(msgs)
+	if out.Refusal != nil {
+		return &refusedError{err: fmt.Errorf("OpenClaw would refuse this history for %s: %w", r.Target.Provider, out.Refusal)}
+	}
 	return nil
 }
 
-// close waits for the queued batches and returns the first write error.
-func (b *batchWriter) close() error {
-	close(b.batches)
-	return <-b.done
+// governedReplay is the replay's output with the collector's sooner
+// trigger (collectSooner) on until a whole-list replay begins: that replay
+// keeps the whole branch, and collects at Go's default pace.
+type governedReplay struct {
+	*report.ReplayOutput
+	restoreGC func()
 }
 
-// printSpooled prints the replay document around the spooled messages.
-func printSpooled(a *app, opts *replayOptions, r *hygiene.Run, spool *os.File, contextLen, sent int) error {
-	if _, err := spool.Seek(0, io.SeekStart); err != nil {
-		return err
+func (g governedReplay) Begin(k int, whole bool) error {
+	if whole {
+		g.restoreGC()
 	}
-	var err error
-	if opts.format == "json" {
-		err = report.ReplayJSONHead(a.Out, r)
-	} else {
-		err = report.ReplayTextHead(a.Out, r, contextLen, sent)
-	}
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(a.Out, spool); err != nil {
-		return err
-	}
-	if opts.format == "json" {
-		return report.ReplayJSONTail(a.Out, r, opts.diff)
-	}
-	return report.ReplayTextTail(a.Out, r, opts.diff)
-}
-
-// replayRunFactory returns a function making a fresh Run for target with
-// the clock nowEnv sets; with countOnly, the runs keep change counts, not
-// the changes (nothing lists them).
-func replayRunFactory(a *app, target hygiene.Target, countOnly bool) (func() *hygiene.Run, error) {
-	now, err := replayClock(a)
-	if err != nil {
-		return nil, err
-	}
-	return func() *hygiene.Run {
-		r := hygiene.NewRun(target)
-		r.CountOnly = countOnly
-		if now != nil {
-			r.Now = now
-		}
-		return r
-	}, nil
+	return g.ReplayOutput.Begin(k, whole)
 }
 
 // nowEnv freezes the clock replay reads (the time of a model switch, the
@@ -322,11 +169,11 @@ func replayRunFactory(a *app, target hygiene.Target, countOnly bool) (func() *hy
 // `check --provider` reads it too.
 const nowEnv = "OPENCLAW_DOCTOR_NOW"
 
-// replayClock is the clock nowEnv sets, or nil (the real clock).
+// replayClock is the clock nowEnv sets, or the real clock.
 func replayClock(a *app) (func() time.Time, error) {
 	v := a.getenv(nowEnv)
 	if v == "" {
-		return nil, nil
+		return time.Now, nil
 	}
 	now, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {

@@ -3,7 +3,6 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,9 +19,10 @@ import (
 // TestReplayLargeSessions: a session long enough to be replayed segment by
 // segment prints exactly what the whole-list replay prints (JSON and text,
 // with and without --diff); so does one whose late tool result reaches back
-// over every cut, which the segmented replay must refuse and hand to the
-// whole-list replay, and one where a rule's removal of a turn right after
-// the first cut makes that cut a hazard, which a second attempt avoids.
+// over every cut, which the segmented replay must hand to the whole-list
+// replay, and one where a rule's removal of a turn right after the first
+// cut makes that cut a hazard, which a second attempt avoids (package
+// hygiene's TestLongSessionHazards shows the sessions do that).
 func TestReplayLargeSessions(t *testing.T) {
 	dir := t.TempDir()
 	clean := writeLongSession(t, dir, "clean.jsonl", "")
@@ -34,22 +34,9 @@ func TestReplayLargeSessions(t *testing.T) {
 		{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "mistral-large-latest"},
 	}
 	if testing.Short() {
-		targets = targets[:1] // each target replays the three sessions eight times
+		targets = targets[:1] // each target replays the three sessions in four output variants
 	}
 	for _, target := range targets {
-		if got := segmentedOutcome(t, clean, target, nil); got != nil {
-			t.Fatalf("clean session, %s: segmented replay failed: %v", target.Provider, got)
-		}
-		var h *hygiene.SegmentHazard
-		if got := segmentedOutcome(t, hazard, target, nil); !errors.As(got, &h) || h.Cut >= 0 {
-			t.Fatalf("hazard session, %s: segmented replay gave %v, want a SegmentHazard no cut avoids", target.Provider, got)
-		}
-		if got := segmentedOutcome(t, retry, target, nil); !errors.As(got, &h) || h.Cut != 4096 {
-			t.Fatalf("retry session, %s: segmented replay gave %v, want a SegmentHazard at the cut before message 4096", target.Provider, got)
-		}
-		if got := segmentedOutcome(t, retry, target, map[int]bool{4096: true}); got != nil {
-			t.Fatalf("retry session, %s: segmented replay avoiding the cut failed: %v", target.Provider, got)
-		}
 		compareReplayOutputs(t, target, clean, hazard, retry)
 	}
 }
@@ -99,34 +86,6 @@ func writeLongSession(t *testing.T, dir, name, damage string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// segmentedOutcome runs the segmented replay of path alone, avoiding the
-// cuts before the messages of avoid, and returns its error; it fails the
-// test when the session fits in one segment.
-func segmentedOutcome(t *testing.T, path string, target hygiene.Target, avoid map[int]bool) error {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s, err := session.OpenContext(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	segments := 0
-	r := frozenRun(target)
-	r.AvoidCuts = avoid
-	err = hygiene.ReplayStream(r, s.Facts, s.Next, func([]hygiene.Message) error {
-		segments++
-		return nil
-	})
-	if err == nil && segments < 2 {
-		t.Fatalf("%s: %d segment(s): too short to test the segmented replay", filepath.Base(path), segments)
-	}
-	return err
 }
 
 // wholeReplayOutput renders the whole-list replay of path.

@@ -23,7 +23,7 @@
 //
 // What only a provider-specific replay reveals (tool id formats, role
 // order, Gemini thought signatures) is reported only when a target is given
-// ([Provider], `check --provider P|all`): one check id per replay
+// ([FindReplayChanges], `check --provider P|all`): one check id per replay
 // rule, from package hygiene's change log. The line pass never depends on a
 // provider. The pairing follows the strict providers' rule in file order (results
 // right after their assistant turn), not the active branch.

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -178,49 +179,10 @@ func MatrixTargets() []NamedTarget {
 	}
 }
 
-// ErrNoProvider is CompleteTarget's error for a target without a provider
-// for a session that records no model.
-var ErrNoProvider = errors.New("no provider: the session records no model")
-
-// CompleteTarget fills in what t leaves out from the session, as `replay`
-// does. Without a provider, the target is the session's: the provider and
-// model of its last model change or assistant turn, and the api of its last
-// assistant turn (or the provider's usual api). A provider given alone
-// implies its usual api ([hygiene.DefaultModelAPI]); the session's api is
-// used only when the given provider is the session's and has no usual api,
-// the session's model id whenever the provider is the session's.
-func CompleteTarget(t hygiene.Target, sctx *session.Context) (hygiene.Target, error) {
-	var sessionProvider, sessionModel, sessionAPI string
-	if sctx != nil && sctx.Model != nil {
-		sessionProvider, sessionModel, sessionAPI = sctx.Model.Provider, sctx.Model.ModelID, sctx.ModelAPI
-	}
-	fromSession := t.Provider == ""
-	sameProvider := fromSession || hygiene.NormalizeProvider(t.Provider) == hygiene.NormalizeProvider(sessionProvider)
-	if fromSession {
-		t.Provider = sessionProvider
-	}
-	if t.Provider == "" {
-		return t, ErrNoProvider
-	}
-	if t.ModelID == "" && sameProvider {
-		t.ModelID = sessionModel
-	}
-	if t.ModelAPI == "" && fromSession {
-		t.ModelAPI = sessionAPI
-	}
-	if t.ModelAPI == "" {
-		t.ModelAPI = hygiene.DefaultModelAPI(t.Provider)
-	}
-	if t.ModelAPI == "" && sameProvider {
-		t.ModelAPI = sessionAPI
-	}
-	return t, nil
-}
-
 // ProviderOptions are the options of `check --provider`.
 type ProviderOptions struct {
 	// Target is what --provider, --model-api, --model-id and --reasoning
-	// give; each file completes it with [CompleteTarget]. Target.Provider
+	// give; each file completes it with [hygiene.CompleteTarget]. Target.Provider
 	// [ProviderAll] replays for every [MatrixTargets] family instead (with
 	// Target.Reasoning and Target.ImageMaxDimensionPx).
 	Target hygiene.Target
@@ -256,14 +218,15 @@ func (o *ProviderOptions) Counts() (run, skipped int) {
 	return run, skipped
 }
 
-// Verdict is a matrix row's outcome.
-type Verdict uint8
+// MatrixVerdict is a matrix row's outcome: how OpenClaw's replay treats
+// the session for the row's target.
+type MatrixVerdict uint8
 
 // The verdicts, best first.
 const (
 	// Compatible: replay sends the stored branch, or changes only
 	// transcript state the provider never sees.
-	Compatible Verdict = iota
+	Compatible MatrixVerdict = iota
 	// Rewrites: replay silently changes what the provider receives.
 	Rewrites
 	// Rejects: OpenClaw refuses to send the history (or cannot load it).
@@ -274,7 +237,7 @@ const (
 type MatrixRow struct {
 	Name    string
 	Target  hygiene.Target
-	Verdict Verdict
+	Verdict MatrixVerdict
 	// Rewrites counts the changes of warning rules, Rules names them (in
 	// the order replay applies them); Metadata counts info-rule changes.
 	Rewrites int
@@ -306,84 +269,59 @@ const (
 	maxDetailsShown = 3
 )
 
-// Provider replays the session read from ra for the target of o (or every
-// matrix target) and reports the changes as findings of path. A file
-// OpenClaw's loader throws on gets one [LoaderError] finding; a file that
-// cannot be read, one [Unreadable] finding.
+// FindReplayChanges replays the session read from ra for the target of o
+// (or every matrix target) and reports the changes as findings of path. A
+// file OpenClaw's loader throws on gets one [LoaderError] finding; a file
+// that cannot be read, one [Unreadable] finding.
 //
-// The session is read once and replayed segment by segment for every
-// target at once (memory bounded by a segment per target, whatever the
-// session's size); a target the segmented replay cannot vouch for is
-// replayed whole.
-func Provider(ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
+// The session is read once per batch of targets and replayed segment by
+// segment ([hygiene.ReplaySession]: memory bounded by a segment per target,
+// whatever the session's size); a target the segmented replay cannot vouch
+// for is replayed whole.
+func FindReplayChanges(ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
 	s, err := session.OpenContext(ra)
 	if err != nil {
 		return loadFailure(path, o, err)
 	}
 	targets := providerTargets(o, s.Facts)
-	outcomes := make([]targetOutcome, len(targets))
-	avoid := make([]map[int]bool, len(targets)) // cuts that met a hazard, by target
-	pending := make([]int, len(targets))
-	for k := range pending {
-		pending[k] = k
+	configs := make([]hygiene.Config, len(targets))
+	for k, nt := range targets {
+		configs[k] = replayConfig(nt.Target, o.Now)
 	}
-	var whole []int // targets the segmented replay cannot vouch for
-	// Targets go a batch at a time, each batch over one read of the
-	// session, and each batch's change logs are folded before the next:
-	// a batch bounds how many logs there are at once. A target whose replay
-	// met a hazard at one cut goes again without that cut, a few times.
-	for attempt := 0; len(pending) > 0; attempt++ {
-		var again []int
-		for start := 0; start < len(pending); start += providerBatch {
-			if s == nil {
-				if s, err = session.OpenContext(ra); err != nil {
-					return providerWhole(ra, path, o)
-				}
-			}
-			batch := pending[start:min(start+providerBatch, len(pending))]
-			runs := make([]*hygiene.Run, len(batch))
-			for i, k := range batch {
-				runs[i] = newReplayRun(targets[k].Target, o.Now)
-				runs[i].AvoidCuts = avoid[k]
-			}
-			errs, err := hygiene.ReplayStreamAll(runs, s.Facts, s.Next, func(int, []hygiene.Message) error { return nil })
-			s.Close()
-			s = nil
-			if err != nil { // a line that changed, or one OpenClaw's loader throws on: the whole load reports it
-				return providerWhole(ra, path, o)
-			}
-			for i, k := range batch {
-				var h *hygiene.SegmentHazard
-				switch {
-				case errs[i] == nil:
-					outcomes[k] = foldTarget(path, &o, targets[k], runs[i])
-				case errors.As(errs[i], &h) && h.Cut >= 0 && attempt < hygiene.SegmentRetries:
-					if avoid[k] == nil {
-						avoid[k] = map[int]bool{}
-					}
-					avoid[k][h.Cut] = true
-					again = append(again, k)
-				default:
-					whole = append(whole, k)
-				}
-			}
-		}
-		pending = again
+	out := &findingsOutput{path: path, o: &o, targets: targets, outcomes: make([]targetOutcome, len(targets))}
+	// The check command stops between files, not within one: no context.
+	if err := hygiene.ReplaySession(context.Background(), ra, s, configs, out); err != nil {
+		return loadFailure(path, o, err)
 	}
-	if len(whole) > 0 {
-		sctx, err := session.ReadContext(ra)
-		if err != nil {
-			return loadFailure(path, o, err)
-		}
-		for _, k := range whole {
-			outcomes[k] = foldTarget(path, &o, targets[k], replayWhole(targets[k].Target, o.Now, sctx))
-		}
-	}
-	return providerResult(&o, outcomes)
+	return providerResult(&o, out.outcomes)
 }
 
-// providerBatch is how many targets one read of the session serves.
-const providerBatch = 3
+// findingsOutput folds each target's changes as its replay ends (the
+// messages are not needed).
+type findingsOutput struct {
+	path     string
+	o        *ProviderOptions
+	targets  []NamedTarget
+	outcomes []targetOutcome
+}
+
+func (*findingsOutput) Begin(int, bool) error                { return nil }
+func (*findingsOutput) Segment(int, []hygiene.Message) error { return nil }
+
+func (f *findingsOutput) Done(k int, res hygiene.Replayed) error {
+	f.outcomes[k] = foldTarget(f.path, f.o, f.targets[k], res.Run.Changes)
+	return nil
+}
+
+// replayConfig is the replay of t with the clock now (nil: the real
+// clock).
+func replayConfig(t hygiene.Target, now func() time.Time) hygiene.Config {
+	c := hygiene.NewConfig(t)
+	if now != nil {
+		c.Now = now
+	}
+	return c
+}
 
 // targetOutcome is what one target's replay adds to the result.
 type targetOutcome struct {
@@ -391,20 +329,20 @@ type targetOutcome struct {
 	row      MatrixRow
 }
 
-// foldTarget folds the changes of r, the replay for nt, into findings (and
-// a matrix row when o asks for every target).
-func foldTarget(path string, o *ProviderOptions, nt NamedTarget, r *hygiene.Run) targetOutcome {
+// foldTarget folds changes, the replay's for nt, into findings (and a
+// matrix row when o asks for every target).
+func foldTarget(path string, o *ProviderOptions, nt NamedTarget, changes []hygiene.Change) targetOutcome {
 	if !o.All() {
-		return targetOutcome{findings: foldChanges(r.Changes, path, "", nt.Target, o, maxLinesPerRule)}
+		return targetOutcome{findings: foldChanges(changes, path, "", nt.Target, o, maxLinesPerRule)}
 	}
-	return targetOutcome{findings: foldChanges(r.Changes, path, nt.Name, nt.Target, o, 1), row: matrixRow(nt, r.Changes, o)}
+	return targetOutcome{findings: foldChanges(changes, path, nt.Name, nt.Target, o, 1), row: matrixRow(nt, changes, o)}
 }
 
 // providerTargets is the target of o, completed from the session (named ""),
 // or every matrix target.
 func providerTargets(o ProviderOptions, facts *session.Context) []NamedTarget {
 	if !o.All() {
-		t, _ := CompleteTarget(o.Target, facts) // --provider is never empty here
+		t, _ := hygiene.CompleteTarget(o.Target, facts) // --provider is never empty here
 		return []NamedTarget{{Target: t}}
 	}
 	targets := MatrixTargets()
@@ -412,30 +350,6 @@ func providerTargets(o ProviderOptions, facts *session.Context) []NamedTarget {
 		targets[k].Target.Reasoning, targets[k].Target.ImageMaxDimensionPx = o.Target.Reasoning, o.Target.ImageMaxDimensionPx
 	}
 	return targets
-}
-
-// providerWhole is Provider with the whole branch loaded and replayed at
-// once for each target.
-func providerWhole(ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
-	sctx, err := session.ReadContext(ra)
-	if err != nil {
-		return loadFailure(path, o, err)
-	}
-	targets := providerTargets(o, sctx)
-	outcomes := make([]targetOutcome, len(targets))
-	for k, nt := range targets {
-		outcomes[k] = foldTarget(path, &o, nt, replayWhole(nt.Target, o.Now, sctx))
-	}
-	return providerResult(&o, outcomes)
-}
-
-// replayWhole replays a copy of sctx's messages for t (sctx serves every
-// target) and returns the run with its changes; a refusal is one of them.
-func replayWhole(t hygiene.Target, now func() time.Time, sctx *session.Context) *hygiene.Run {
-	r := newReplayRun(t, now)
-	hygiene.ApplyModelSnapshot(r, sctx.ModelSnapshot, sctx.ModelSwitchTimestamp, sctx.HasModelSwitchTimestamp)
-	_, _ = hygiene.Replay(r, contextMessages(sctx))
-	return r
 }
 
 // providerResult puts the targets' outcomes together in target order.
@@ -448,23 +362,6 @@ func providerResult(o *ProviderOptions, outcomes []targetOutcome) ProviderResult
 		}
 	}
 	return res
-}
-
-// newReplayRun is hygiene.NewRun with the clock of the options.
-func newReplayRun(t hygiene.Target, now func() time.Time) *hygiene.Run {
-	r := hygiene.NewRun(t)
-	if now != nil {
-		r.Now = now
-	}
-	return r
-}
-
-func contextMessages(sctx *session.Context) []hygiene.Message {
-	msgs := make([]hygiene.Message, len(sctx.Messages))
-	for i, cm := range sctx.Messages {
-		msgs[i] = hygiene.Message{V: cm.V, Line: cm.Line, EntryID: cm.EntryID}
-	}
-	return msgs
 }
 
 // loadFailure reports a file the replay cannot load: OpenClaw's loader

@@ -45,11 +45,7 @@ func TestReplayCatalogueListsEveryRule(t *testing.T) {
 			continue
 		}
 		for _, tg := range targets {
-			r := hygiene.NewRun(tg)
-			// ReplayContext consumes the context: each target replays a fresh
-			// read. A refusal to replay is recorded in r.Changes.
-			_, _ = hygiene.ReplayContext(r, readContext(t, path))
-			for _, c := range r.Changes {
+			for _, c := range wholeChanges(hygiene.NewConfig(tg), func() *session.Context { return readContext(t, path) }) {
 				seen[c.Rule] = true
 				if _, ok := lookupReplay(ReplayID(c.Rule)); !ok {
 					t.Errorf("%s for %s: rule %q is not in ReplayCatalogue", filepath.Base(path), tg.Provider, c.Rule)
@@ -158,11 +154,8 @@ func TestProviderFindingsFollowChanges(t *testing.T) {
 		if sctx == nil {
 			continue
 		}
-		full, _ := CompleteTarget(tg, sctx)
-		r := newReplayRun(full, corpusClock)
-		hygiene.ApplyModelSnapshot(r, sctx.ModelSnapshot, sctx.ModelSwitchTimestamp, sctx.HasModelSwitchTimestamp)
-		_, _ = hygiene.Replay(r, contextMessages(sctx))
-		changes := r.Changes
+		full, _ := hygiene.CompleteTarget(tg, sctx)
+		changes := wholeChanges(replayConfig(full, corpusClock), func() *session.Context { return readContext(t, path) })
 		res := providerOnFile(t, path, o)
 		lines := map[int]bool{}
 		for _, c := range changes {
@@ -262,30 +255,6 @@ func TestMatrixRow(t *testing.T) {
 	}
 }
 
-func TestCompleteTarget(t *testing.T) {
-	sctx := &session.Context{Model: &session.Model{Provider: "anthropic", ModelID: "claude-opus-4-6"}, ModelAPI: "anthropic-messages"}
-	custom := &session.Context{Model: &session.Model{Provider: "acme", ModelID: "a1"}, ModelAPI: "acme-api"}
-	for _, c := range []struct {
-		in   hygiene.Target
-		ctx  *session.Context
-		want hygiene.Target
-		err  error
-	}{
-		{hygiene.Target{}, sctx, hygiene.Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-opus-4-6"}, nil},
-		{hygiene.Target{Provider: "Anthropic "}, sctx, hygiene.Target{Provider: "Anthropic ", ModelAPI: "anthropic-messages", ModelID: "claude-opus-4-6"}, nil},
-		{hygiene.Target{Provider: "openai"}, sctx, hygiene.Target{Provider: "openai", ModelAPI: "openai-responses"}, nil},
-		{hygiene.Target{Provider: "mistral", ModelID: "m"}, nil, hygiene.Target{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "m"}, nil},
-		{hygiene.Target{Provider: "acme"}, custom, hygiene.Target{Provider: "acme", ModelAPI: "acme-api", ModelID: "a1"}, nil},
-		{hygiene.Target{Provider: "other"}, custom, hygiene.Target{Provider: "other"}, nil},
-		{hygiene.Target{}, &session.Context{}, hygiene.Target{}, ErrNoProvider},
-	} {
-		got, err := CompleteTarget(c.in, c.ctx)
-		if got != c.want || err != c.err {
-			t.Errorf("CompleteTarget(%+v) = %+v, %v; want %+v, %v", c.in, got, err, c.want, c.err)
-		}
-	}
-}
-
 // TestProviderLoaderError: a file OpenClaw's loader throws on is one
 // error finding on the line, and every matrix target rejects it.
 func TestProviderLoaderError(t *testing.T) {
@@ -293,7 +262,7 @@ func TestProviderLoaderError(t *testing.T) {
 	if _, err := session.ReadContext(bytes.NewReader(data)); err == nil {
 		t.Fatal("the loader accepts a null line before the header")
 	}
-	res := Provider(bytes.NewReader(data), "s.jsonl", ProviderOptions{Target: hygiene.Target{Provider: "all"}})
+	res := FindReplayChanges(bytes.NewReader(data), "s.jsonl", ProviderOptions{Target: hygiene.Target{Provider: "all"}})
 	if len(res.Findings) != 1 || res.Findings[0].ID != LoaderError || res.Findings[0].Severity != Error || res.Findings[0].Line != 1 {
 		t.Fatalf("findings = %+v", res.Findings)
 	}
@@ -310,6 +279,15 @@ func TestReplayCommandQuotes(t *testing.T) {
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+}
+
+// wholeChanges replays a fresh read of the session whole with c and returns
+// the changes (a refusal to replay is one of them): ReplayContext consumes
+// the context it replays.
+func wholeChanges(c hygiene.Config, read func() *session.Context) []hygiene.Change {
+	r := &hygiene.Run{Config: c}
+	_, _ = hygiene.ReplayContext(r, read())
+	return r.Changes
 }
 
 func readContext(t *testing.T, path string) *session.Context {
@@ -333,7 +311,7 @@ func providerOnFile(t *testing.T, path string, o ProviderOptions) ProviderResult
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return Provider(f, filepath.Base(path), o)
+	return FindReplayChanges(f, filepath.Base(path), o)
 }
 
 // FuzzProvider: any input gives findings of replay ids (or Unreadable) on
@@ -351,7 +329,7 @@ func FuzzProvider(f *testing.F) {
 		if all {
 			o.Target.Provider = ProviderAll
 		}
-		res := Provider(bytes.NewReader(data), "f.jsonl", o)
+		res := FindReplayChanges(bytes.NewReader(data), "f.jsonl", o)
 		lines := bytes.Count(data, []byte("\n")) + 1
 		for _, fd := range res.Findings {
 			if !strings.HasPrefix(string(fd.ID), ReplayIDPrefix) || fd.Line < 0 || fd.Line > lines {
@@ -375,8 +353,8 @@ func TestProviderSegmentedMatchesWhole(t *testing.T) {
 			{Target: hygiene.Target{Provider: "anthropic"}, Now: corpusClock},
 			{Target: hygiene.Target{Provider: ProviderAll}, Now: corpusClock},
 		} {
-			got := Provider(bytes.NewReader(data), "long.jsonl", o)
-			want := providerWhole(bytes.NewReader(data), "long.jsonl", o)
+			got := FindReplayChanges(bytes.NewReader(data), "long.jsonl", o)
+			want := wholeReplayFindings(t, data, "long.jsonl", o)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("damage %q, provider %s: segmented findings differ from the whole-list replay's", damage, o.Target.Provider)
 			}
@@ -385,4 +363,23 @@ func TestProviderSegmentedMatchesWhole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wholeReplayFindings is what FindReplayChanges reports when every target
+// is replayed whole.
+func wholeReplayFindings(t *testing.T, data []byte, path string, o ProviderOptions) ProviderResult {
+	t.Helper()
+	read := func() *session.Context {
+		sctx, err := session.ReadContext(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sctx
+	}
+	targets := providerTargets(o, read())
+	outcomes := make([]targetOutcome, len(targets))
+	for k, nt := range targets {
+		outcomes[k] = foldTarget(path, &o, nt, wholeChanges(replayConfig(nt.Target, o.Now), read))
+	}
+	return providerResult(&o, outcomes)
 }

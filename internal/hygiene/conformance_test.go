@@ -76,14 +76,14 @@ func isImageCase(name string) bool {
 func conformanceRun(t Target) *Run {
 	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	n := 0
-	return &Run{
+	return &Run{Config: Config{
 		Target: t, Policy: ResolvePolicy(t),
 		Now: func() time.Time { return frozen },
 		UUID: func() string {
 			n++
 			return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
 		},
-	}
+	}}
 }
 
 // replayConformanceCase returns "" when our replay of the case matches

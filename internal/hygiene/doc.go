@@ -4,6 +4,14 @@
 // OpenClaw's order, returning the message list OpenClaw would send and the
 // changes each rule made.
 //
+// ReplaySession is how a session file is replayed, by `replay` and `check
+// --provider` alike: segment by segment over the context stream of package
+// session (stream.go), memory bounded by a segment per target, again
+// without a cut that met a hazard, and whole wherever the segmented replay
+// cannot vouch for its result. Whichever way it goes, each target gets
+// exactly what ReplayContext gives for the whole branch; what is not
+// guaranteed is the memory of a session replayed whole.
+//
 // Every rule lives in its own file, named after its rule id:
 // assistant/no-reply is in assistant_no_reply.go, turns/merge-user in
 // turns_merge_user.go, usage/snapshot in usage.go. A step with several rules
@@ -14,10 +22,11 @@
 // rule and stays in one file: images/* (images.go), content/*
 // (blank_text.go), tool-result-pairing/* (pairing.go), tool-call-inputs/*
 // (tool_call_inputs.go) and the Responses replay's responses/*
-// (responses.go; pipeline.go records responses/invariant). JavaScript string semantics the rules share are in
-// jsstrings.go.
+// (responses.go; pipeline.go records responses/invariant). JavaScript
+// string semantics the rules share are in jsstrings.go.
 //
-// The package never reads or writes files and never applies the on-disk
-// repair (OpenClaw 2026.9.6 replays without it), so it does not import
-// package repair.
+// The package never opens, writes or renders files (ReplaySession reads
+// the session through the io.ReaderAt its caller opened) and never applies
+// the on-disk repair (OpenClaw 2026.9.6 replays without it), so it does not
+// import package repair.
 package hygiene

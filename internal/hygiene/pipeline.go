@@ -128,6 +128,13 @@ func ReplayContext(r *Run, ctx *session.Context) ([]Message, error) {
 	return replayOwned(r, contextMessages(ctx))
 }
 
+// replayCopy is ReplayContext on a copy of ctx's messages, which it leaves
+// as they are for other replays.
+func replayCopy(r *Run, ctx *session.Context) ([]Message, error) {
+	ApplyModelSnapshot(r, ctx.ModelSnapshot, ctx.ModelSwitchTimestamp, ctx.HasModelSwitchTimestamp)
+	return Replay(r, contextMessages(ctx))
+}
+
 func contextMessages(ctx *session.Context) []Message {
 	msgs := make([]Message, len(ctx.Messages))
 	for i, cm := range ctx.Messages {

@@ -16,7 +16,7 @@ import (
 // at 2026-01-01T00:00:00Z.
 func replayTestRun(t Target) *Run {
 	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	return &Run{Target: t, Policy: ResolvePolicy(t), Now: func() time.Time { return frozen }, UUID: func() string { return "uuid" }}
+	return &Run{Config: Config{Target: t, Policy: ResolvePolicy(t), Now: func() time.Time { return frozen }, UUID: func() string { return "uuid" }}}
 }
 
 // replayTestMessages parses one JSON message per argument; Line is the

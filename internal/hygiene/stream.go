@@ -30,57 +30,45 @@ import (
 // result or a tool-call id that reaches back over a cut, a compaction
 // summary after the first segment, a reserved id an earlier segment already
 // handed out, a last segment without its latest turns, a history OpenClaw
-// refuses), the replay stops with a *SegmentHazard: the caller discards what it wrote and replays the whole
-// list with ReplayContext instead. Segmenting is an optimisation; it never
-// changes the result.
+// refuses), the replay stops with a *segmentHazard: ReplaySession
+// (session_replay.go) then discards what the attempt emitted and tries
+// again without the cut, or replays the whole list with ReplayContext.
+// Segmenting is an optimisation; it never changes the result.
 
-// SegmentHazard reports that a segmented replay cannot be trusted to equal
+// segmentHazard reports that a segmented replay cannot be trusted to equal
 // the whole-list replay of the session.
-type SegmentHazard struct {
+type segmentHazard struct {
 	Reason string
 	// Cut is the context index (of the first message after it) of the cut
-	// that failed, when a segmented replay that avoids that cut (see
-	// Run.AvoidCuts) may well succeed; -1 when it cannot help.
+	// that failed, when a segmented replay that avoids that cut may well
+	// succeed; -1 when it cannot help.
 	Cut int
 }
 
-func (h *SegmentHazard) Error() string { return "segmented replay not exact: " + h.Reason }
-
-// SegmentRetries is how many times a caller tries a segmented replay
-// again, each time avoiding one more cut that met a hazard (Run.AvoidCuts),
-// before it replays the session whole.
-const SegmentRetries = 3
+func (h *segmentHazard) Error() string { return "segmented replay not exact: " + h.Reason }
 
 // minSegmentMessages is the least number of messages a segment (but the
 // last) holds: per-segment costs are then negligible, and memory stays a
 // few megabytes.
 var minSegmentMessages = 4096 // a variable for tests
 
-// ReplayStream replays, for r.Target, the context of a session's active
-// branch given as facts (the context without its messages) and next, which
-// returns the messages in order, a chunk at a time, and io.EOF after the
-// last. emit receives the replayed messages in order, a segment at a time;
-// the messages it gets are not used again. The result equals ReplayContext's,
-// or ReplayStream returns a *SegmentHazard (after possibly emitting some
-// messages) and the caller must replay the whole list instead. Other errors
-// are next's and emit's. When OpenClaw would refuse the history (the
-// Responses invariant), ReplayStream reports a *SegmentHazard too: the
-// whole-list replay then gives the refusal with every change it records.
-func ReplayStream(r *Run, facts *session.Context, next func() ([]session.ContextMessage, error), emit func([]Message) error) error {
-	errs, err := ReplayStreamAll([]*Run{r}, facts, next, func(_ int, msgs []Message) error { return emit(msgs) })
-	if err != nil {
-		return err
-	}
-	return errs[0]
-}
-
-// ReplayStreamAll is ReplayStream for several targets at once, the session
-// read and parsed once: each segment is replayed for every run (on a copy
-// for all runs but the last), and emit gets each run's messages with the
-// run's index. errs[k] is run k's *SegmentHazard, or nil; a run with a
-// hazard is left out of the following segments. err is next's or emit's,
-// which end the replay of every run.
-func ReplayStreamAll(runs []*Run, facts *session.Context, next func() ([]session.ContextMessage, error), emit func(k int, msgs []Message) error) (errs []error, err error) {
+// replayStreamAll replays, for each run's target, the context of a
+// session's active branch given as facts (the context without its
+// messages) and next, which returns the messages in order, a chunk at a
+// time, and io.EOF after the last. The session is read and parsed once:
+// each segment is replayed for every run (on a copy for all runs but the
+// last), and emit gets each run's replayed messages with the run's index,
+// in order, a segment at a time; the messages it gets are not used again.
+// No segment ends before a context index of avoid.
+//
+// errs[k] is run k's *segmentHazard, or nil when run k's result equals
+// ReplayContext's; a run with a hazard is left out of the following
+// segments, and emit may have had some of its messages. When OpenClaw would
+// refuse the history (the Responses invariant), the run reports a
+// *segmentHazard too: the whole-list replay then gives the refusal with
+// every change it records. err is next's or emit's, which end the replay of
+// every run.
+func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func(k int, msgs []Message) error) (errs []error, err error) {
 	errs = make([]error, len(runs))
 	for _, r := range runs {
 		ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
@@ -91,12 +79,7 @@ func ReplayStreamAll(runs []*Run, facts *session.Context, next func() ([]session
 			r.seg = nil
 		}
 	}()
-	c := cutter{avoid: map[int]bool{}}
-	for _, r := range runs {
-		for k := range r.AvoidCuts {
-			c.avoid[k] = true
-		}
-	}
+	c := cutter{avoid: avoid}
 	eof := false
 	for {
 		cut := c.find()
@@ -301,7 +284,7 @@ type segment struct {
 	first, last bool
 	start, end  int // context indexes of the segment's first message and of the one after it
 	hazard      string
-	hazardCut   int // SegmentHazard.Cut
+	hazardCut   int // segmentHazard.Cut
 	// cutoff is the latest compaction summary's time (set by the first
 	// segment, which holds every compaction summary).
 	cutoff    float64
@@ -331,7 +314,7 @@ func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 	if err != nil {
 		// The whole-list replay records every step's changes over the
 		// whole history before it refuses: let it report the refusal.
-		return nil, &SegmentHazard{Reason: "OpenClaw refuses the history: " + err.Error(), Cut: -1}
+		return nil, &segmentHazard{Reason: "OpenClaw refuses the history: " + err.Error(), Cut: -1}
 	}
 	// Turns merge only with turns of their role: an assistant turn ending
 	// one segment and a user message starting the next keep the segments
@@ -346,7 +329,7 @@ func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 		s.failAt("a segment does not end with an assistant turn", s.end)
 	}
 	if s.hazard != "" {
-		return nil, &SegmentHazard{Reason: s.hazard, Cut: s.hazardCut}
+		return nil, &segmentHazard{Reason: s.hazard, Cut: s.hazardCut}
 	}
 	s.first = false
 	return out, nil

@@ -19,7 +19,7 @@ import (
 // TestReplayStreamMatchesWhole replays sessions segment by segment, with
 // segments as small as one message, and checks that every segmented replay
 // either equals the whole-list replay (messages, lines and changes) or
-// reports a SegmentHazard. The sessions are the conformance cases and long
+// reports a segmentHazard. The sessions are the conformance cases and long
 // sessions stitched from all of them (every damage shape the corpus has,
 // between ordinary turns), for every conformance target.
 func TestReplayStreamMatchesWhole(t *testing.T) {
@@ -51,7 +51,7 @@ func TestReplayStreamMatchesWhole(t *testing.T) {
 			for _, minSeg := range []int{1, 40} {
 				minSegmentMessages = minSeg
 				n, err := compareStreamWithWhole(data, ct.Target)
-				var h *SegmentHazard
+				var h *segmentHazard
 				switch {
 				case errors.As(err, &h):
 					hazards++
@@ -73,7 +73,7 @@ func TestReplayStreamMatchesWhole(t *testing.T) {
 }
 
 // compareStreamWithWhole replays data both ways for target and returns the
-// number of segments, a *SegmentHazard, or the first difference.
+// number of segments, a *segmentHazard, or the first difference.
 func compareStreamWithWhole(data []byte, target Target) (int, error) {
 	ctx, err := session.ReadContext(bytes.NewReader(data))
 	if err != nil {
@@ -95,13 +95,13 @@ func compareStreamWithWhole(data []byte, target Target) (int, error) {
 	run := conformanceRun(target)
 	var got []Message
 	segments := 0
-	err = ReplayStream(run, s.Facts, s.Next, func(out []Message) error {
+	err = replayStream(run, s.Facts, nil, s.Next, func(out []Message) error {
 		segments++
 		got = append(got, out...)
 		return nil
 	})
 	if err != nil || wantErr != nil {
-		if errors.As(err, new(*SegmentHazard)) {
+		if errors.As(err, new(*segmentHazard)) {
 			return segments, err
 		}
 		return segments, fmt.Errorf("error %v, whole-list replay's %v", err, wantErr)
@@ -240,7 +240,7 @@ func TestReplayStreamAllMatchesWhole(t *testing.T) {
 		for k, ct := range targets {
 			runs[k] = conformanceRun(ct.Target)
 		}
-		errs, err := ReplayStreamAll(runs, s.Facts, s.Next, func(k int, msgs []Message) error {
+		errs, err := replayStreamAll(runs, s.Facts, nil, s.Next, func(k int, msgs []Message) error {
 			got[k] = append(got[k], msgs...)
 			return nil
 		})
@@ -291,4 +291,14 @@ func diffMessages(got, want []Message) string {
 		}
 	}
 	return ""
+}
+
+// replayStream is replayStreamAll for one run: its hazard, or next's or
+// emit's error.
+func replayStream(r *Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func([]Message) error) error {
+	errs, err := replayStreamAll([]*Run{r}, facts, avoid, next, func(_ int, msgs []Message) error { return emit(msgs) })
+	if err != nil {
+		return err
+	}
+	return errs[0]
 }

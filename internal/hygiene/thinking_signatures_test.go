@@ -15,12 +15,12 @@ import (
 // clock.
 func thinkTestRun(provider, api string, p Policy) *Run {
 	fixed := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	return &Run{
+	return &Run{Config: Config{
 		Target: Target{Provider: provider, ModelAPI: api},
 		Policy: p,
 		Now:    func() time.Time { return fixed },
 		UUID:   func() string { return "uuid" },
-	}
+	}}
 }
 
 // thinkTestMessages parses one message per JSON text; message k (from 0)

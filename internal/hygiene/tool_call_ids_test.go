@@ -14,7 +14,7 @@ import (
 // (2026-01-01T00:00:00Z, as the conformance files were made).
 func toolTestRun(t Target, p Policy) *Run {
 	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	return &Run{Target: t, Policy: p, Now: func() time.Time { return frozen }, UUID: func() string { return "uuid" }}
+	return &Run{Config: Config{Target: t, Policy: p, Now: func() time.Time { return frozen }, UUID: func() string { return "uuid" }}}
 }
 
 // callAndResultIDs lists the ids of every tool call and the toolCallId of

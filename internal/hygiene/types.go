@@ -65,28 +65,38 @@ type Change struct {
 	Rejects bool
 }
 
-// Run carries everything one replay needs besides the messages: the target,
-// its policy, the clock and UUID source (injectable for tests), and the
-// change log.
-type Run struct {
+// Config is what the caller decides about a replay: the target, its
+// policy, the clock and UUID source (injectable for tests), and whether to
+// keep the change log.
+type Config struct {
 	Target Target
 	Policy Policy
 	Now    func() time.Time
 	UUID   func() string
+	// CountOnly keeps only how many changes each rule made (ChangeCounts),
+	// not the changes themselves: for output that lists none. A replay
+	// rewriting every turn of a large session then keeps no log.
+	CountOnly bool
+}
+
+// NewConfig returns the Config of a replay for t: OpenClaw's policy for
+// it, the real clock and random UUIDs.
+func NewConfig(t Target) Config {
+	return Config{Target: t, Policy: ResolvePolicy(t), Now: time.Now, UUID: session.RandomUUID}
+}
+
+// Run is one replay under way: its Config (embedded, so the rules read
+// r.Target, r.Policy, r.Now) and what the pipeline finds and carries while
+// it runs, the change log first.
+type Run struct {
+	Config
 	// ModelSwitchAt is set by the model-snapshot step when the session's
 	// recorded model differs from the target: assistants at or before it
 	// count as from another model (epoch ms; 0 = no switch).
 	ModelSwitchAt int64
 	ModelSwitched bool
 	Changes       []Change
-	// CountOnly keeps only how many changes each rule made (ChangeCounts),
-	// not the changes themselves: for output that lists none. A replay
-	// rewriting every turn of a large session then keeps no log.
-	CountOnly bool
-	// AvoidCuts are context indexes a segmented replay must not cut
-	// before: the cuts of SegmentHazards met by an earlier attempt.
-	AvoidCuts map[int]bool
-	counts    map[string]int
+	counts        map[string]int
 	// seg is the state a segmented replay carries between segments (nil
 	// when the whole list is replayed at once).
 	seg *segment
@@ -100,11 +110,8 @@ type Run struct {
 	lastDetail  string
 }
 
-// NewRun returns a Run for target with OpenClaw's policy, the real clock and
-// random UUIDs.
-func NewRun(t Target) *Run {
-	return &Run{Target: t, Policy: ResolvePolicy(t), Now: time.Now, UUID: session.RandomUUID}
-}
+// NewRun returns a Run of NewConfig(t).
+func NewRun(t Target) *Run { return &Run{Config: NewConfig(t)} }
 
 // NowMillis is the current time in epoch milliseconds, as Date.now().
 func (r *Run) NowMillis() int64 { return r.Now().UnixMilli() }

@@ -1,0 +1,155 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
+)
+
+// Spool is where ReplayOutput keeps the messages of a segmented replay
+// until it is known to be exact: a temporary file.
+type Spool interface {
+	io.ReadWriteSeeker
+	Truncate(size int64) error
+}
+
+// ReplayOutput prints `replay`'s document from the one run of a
+// hygiene.ReplaySession (it is the session's hygiene.SessionOutput). A
+// segmented attempt's messages are encoded into the spool as they come, on
+// a goroutine of their own, so that encoding a segment overlaps the replay
+// of the next; the document is printed around the spooled messages once
+// the attempt is known to be exact, so an attempt that meets a hazard
+// prints nothing. A whole-list replay is printed at once.
+type ReplayOutput struct {
+	w          io.Writer
+	spool      Spool
+	json, diff bool
+	// Refusal is OpenClaw's refusal of the history, once the run is done.
+	Refusal error
+
+	spooled  *bufio.Writer
+	messages ReplayMessages
+	writer   *batchWriter // the running attempt's; nil when none runs
+}
+
+// NewReplayOutput returns the output that prints to w, as JSON or text,
+// with every change listed when diff is set.
+func NewReplayOutput(w io.Writer, spool Spool, json, diff bool) *ReplayOutput {
+	return &ReplayOutput{w: w, spool: spool, json: json, diff: diff}
+}
+
+// Begin starts an attempt: a segmented one empties the spool.
+func (o *ReplayOutput) Begin(_ int, whole bool) error {
+	if err := o.Close(); err != nil || whole {
+		return err
+	}
+	if _, err := o.spool.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("spooling the replay: %w", err)
+	}
+	if err := o.spool.Truncate(0); err != nil {
+		return fmt.Errorf("spooling the replay: %w", err)
+	}
+	if o.spooled == nil {
+		o.spooled = bufio.NewWriterSize(o.spool, 1<<20)
+	}
+	o.spooled.Reset(o.spool)
+	o.messages = ReplayMessages{JSON: o.json}
+	o.writer = startBatchWriter(o.spooled, &o.messages)
+	return nil
+}
+
+// Segment queues a segment's messages for the spool.
+func (o *ReplayOutput) Segment(_ int, msgs []hygiene.Message) error {
+	o.writer.write(msgs)
+	return nil
+}
+
+// Done prints the document.
+func (o *ReplayOutput) Done(_ int, res hygiene.Replayed) error {
+	if res.Whole {
+		o.Refusal = res.Refusal
+		if o.json {
+			return ReplayJSON(o.w, res.Run, res.Messages, res.Refusal, o.diff)
+		}
+		return ReplayText(o.w, res.Run, res.ContextLen, res.Messages, res.Refusal, o.diff)
+	}
+	if err := o.Close(); err != nil {
+		return err
+	}
+	if err := o.spooled.Flush(); err != nil {
+		return fmt.Errorf("spooling the replay: %w", err)
+	}
+	return o.printSpooled(res.Run, res.ContextLen)
+}
+
+// Close waits for the spooling of a segmented attempt still running (one
+// a cancelled replay left) and returns its error.
+func (o *ReplayOutput) Close() error {
+	if o.writer == nil {
+		return nil
+	}
+	err := o.writer.close()
+	o.writer = nil
+	if err != nil {
+		return fmt.Errorf("spooling the replay: %w", err)
+	}
+	return nil
+}
+
+// printSpooled prints the replay document around the spooled messages.
+func (o *ReplayOutput) printSpooled(r *hygiene.Run, contextLen int) error {
+	if _, err := o.spool.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	var err error
+	if o.json {
+		err = ReplayJSONHead(o.w, r)
+	} else {
+		err = ReplayTextHead(o.w, r, contextLen, o.messages.N)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(o.w, o.spool); err != nil {
+		return err
+	}
+	if o.json {
+		return ReplayJSONTail(o.w, r, o.diff)
+	}
+	return ReplayTextTail(o.w, r, o.diff)
+}
+
+// batchWriter writes batches of replayed messages on a goroutine of its
+// own.
+type batchWriter struct {
+	batches chan []hygiene.Message
+	done    chan error
+}
+
+func startBatchWriter(w io.Writer, m *ReplayMessages) *batchWriter {
+	b := &batchWriter{batches: make(chan []hygiene.Message, 1), done: make(chan error, 1)}
+	go func() {
+		var err error
+		for msgs := range b.batches {
+			if err == nil {
+				err = m.Write(w, msgs)
+			}
+		}
+		b.done <- err
+	}()
+	return b
+}
+
+// write queues a copy of the list (the replay reuses its room).
+func (b *batchWriter) write(msgs []hygiene.Message) {
+	b.batches <- slices.Clone(msgs)
+}
+
+// close waits for the queued batches and returns the first write error.
+func (b *batchWriter) close() error {
+	close(b.batches)
+	return <-b.done
+}
