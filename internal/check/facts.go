@@ -86,7 +86,7 @@ type extractor struct {
 }
 
 // batch judges every line of b.
-func (x *extractor) batch(b *repair.Batch[lineFacts]) {
+func (x *extractor) batch(b *jsonl.Batch[lineFacts]) {
 	o := &b.Out
 	o.reset()
 	for l := range b.Lines {

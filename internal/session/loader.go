@@ -1,11 +1,11 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
+	"runtime"
 	"strconv"
 	"unicode/utf8"
 
@@ -185,32 +185,90 @@ func load(r io.Reader, size int64) (*Transcript, error) {
 // line loses leading and the last line trailing JavaScript whitespace, a
 // byte order mark included), split on "\n", blank lines are skipped and the
 // others go through JSON.parse; failures are counted. Large inputs are
-// judged on every CPU (see readParallel), with the same result.
+// judged on several CPUs (jsonl's batch pipeline), with the same result:
+// the verdicts are applied in file order.
 func (l *loader) read(r io.Reader) error {
-	if l.size >= minParallelBytes && firstPassWorkers() > 1 {
-		return l.readParallel(r, firstPassWorkers())
+	workers := 1
+	if l.size >= minParallelBytes {
+		workers = firstPassWorkers()
 	}
-	rd := jsonl.NewReader(r)
+	return l.readWith(r, workers)
+}
+
+// readWith is read with workers goroutines judging lines.
+func (l *loader) readWith(r io.Reader, workers int) error {
 	var acc verdicts
 	acc.recs.size = l.size
 	defer func() { l.recs = acc.finish() }()
 	first := true
-	for {
-		line, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("reading line %d: %w", l.lines+1, err)
-		}
-		l.lines = line.Num
-		if line.Blank {
-			continue
-		}
-		acc.apply(&l.malformed, judgeLine(line.Bytes, line.Offset, line.Num, first, l.ids))
-		first = false
+	err := jsonl.RunBatches(r, jsonl.Pipeline[judgedLines]{
+		Workers:   workers,
+		SizeHint:  l.size,
+		BatchSize: firstPassBatch,
+		NewWorker: func() func(*jsonl.Batch[judgedLines]) {
+			ids := newArena(64 << 10) // records keep strings from here
+			return func(b *jsonl.Batch[judgedLines]) { b.Out.judge(b, ids) }
+		},
+		Consume: func(b *jsonl.Batch[judgedLines]) error {
+			if first && len(b.Out.verdicts) > 0 {
+				first = false
+				l.judgeFirst(b)
+			}
+			for _, v := range b.Out.verdicts {
+				acc.apply(&l.malformed, v)
+			}
+			if b.Out.last > 0 {
+				l.lines = b.Out.last
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("reading line %d: %w", l.lines+1, err)
 	}
 	return nil
+}
+
+// firstPassWorkers is how many goroutines judge the lines of a large
+// input (a test seam).
+var firstPassWorkers = func() int { return min(runtime.GOMAXPROCS(0), 4) }
+
+// firstPassBatch is the input the first pass reads per batch (0: jsonl's
+// default; a variable for tests).
+var firstPassBatch = 0
+
+// judgedLines is a batch's verdicts: one per non-blank line.
+type judgedLines struct {
+	verdicts []lineVerdict
+	last     int // number of the batch's last line (0: the batch has none)
+}
+
+// judge judges the non-blank lines of b as lines other than the file's
+// first (see [loader.judgeFirst]).
+func (o *judgedLines) judge(b *jsonl.Batch[judgedLines], ids *arena) {
+	clear(o.verdicts) // drop the records' strings
+	o.verdicts, o.last = o.verdicts[:0], 0
+	for ln := range b.Lines {
+		o.last = ln.Num
+		if !ln.Blank {
+			o.verdicts = append(o.verdicts, judgeLine(ln.Bytes, ln.Offset, ln.Num, false, ids))
+		}
+	}
+}
+
+// judgeFirst judges again the first non-blank line of b, the file's first,
+// whose leading JavaScript whitespace the file's trim removes; a worker
+// could not know it was the first.
+func (l *loader) judgeFirst(b *jsonl.Batch[judgedLines]) {
+	for ln := range b.Lines {
+		if ln.Blank {
+			continue
+		}
+		if leadingJSSpace(ln.Bytes) > 0 {
+			b.Out.verdicts[0] = judgeLine(ln.Bytes, ln.Offset, ln.Num, true, l.ids)
+		}
+		return
+	}
 }
 
 // verdictKind is what JSON.parse makes of a non-blank line.
