@@ -42,7 +42,7 @@ func BenchmarkJudge(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("scan", func(b *testing.B) {
-		var s scanner
+		var s envelopeReader
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
 			for _, l := range lines {
@@ -72,7 +72,7 @@ func BenchmarkStrings(b *testing.B) {
 	} {
 		line := []byte(`{"a":"` + c.body + `"}`)
 		b.Run(c.name, func(b *testing.B) {
-			var s scanner
+			var s envelopeReader
 			b.SetBytes(int64(len(line)))
 			for b.Loop() {
 				if s.scan(line) != nil {
