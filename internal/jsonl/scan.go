@@ -484,4 +484,3 @@ func isHex4(b []byte) bool {
 	}
 	return true
 }
-
