@@ -161,6 +161,9 @@ func (f Field) Raw() []byte { return f.text }
 // Escaped reports a string whose body holds a backslash escape.
 func (f Field) Escaped() bool { return f.escaped }
 
+// IsNumber reports a present number.
+func (f Field) IsNumber() bool { return f.present && f.kind == Number }
+
 // IsBool reports a present boolean.
 func (f Field) IsBool() bool { return f.present && f.kind == Bool }
 

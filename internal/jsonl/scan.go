@@ -18,9 +18,8 @@ import (
 // loader the envelope of each entry. A Scanner is reused from line to line
 // (its stack keeps its capacity).
 //
-// Between tokens the cursor always rests on a non-space byte (or the end):
-// Reset, Enter, Key and Next step over white space after what they
-// consume.
+// Where a value is expected the cursor rests on its first byte (white
+// space is stepped over), so a caller can Peek at its kind.
 type Scanner struct {
 	d           []byte
 	i           int
@@ -80,11 +79,51 @@ func (s *Scanner) space() {
 	}
 }
 
-// Enter steps into the object or array at the cursor and returns it as a
+// Object scans the object at the cursor (a '{'), calling member for each
+// member with the cursor on its value; member must consume the value
+// (Value, Skip, Object or Array). It returns the object as a Field.
+func (s *Scanner) Object(member func(key string) error) (Field, error) {
+	obj, empty := s.enter()
+	if empty {
+		return obj, nil
+	}
+	for {
+		key, err := s.key()
+		if err != nil {
+			return obj, err
+		}
+		if err := member(key); err != nil {
+			return obj, err
+		}
+		if more, err := s.next('}'); !more || err != nil {
+			return obj, err
+		}
+	}
+}
+
+// Array scans the array at the cursor (a '['), calling elem for each
+// element with the cursor on it; elem must consume the element. It returns
+// the array as a Field.
+func (s *Scanner) Array(elem func() error) (Field, error) {
+	arr, empty := s.enter()
+	if empty {
+		return arr, nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return arr, err
+		}
+		if more, err := s.next(']'); !more || err != nil {
+			return arr, err
+		}
+	}
+}
+
+// enter steps into the object or array at the cursor and returns it as a
 // Field. empty reports a container without members or elements (its
-// closing byte is then consumed too); otherwise Key (an object) or the
-// element's value (an array) comes next.
-func (s *Scanner) Enter() (f Field, empty bool) {
+// closing byte is then consumed too); otherwise a key (an object) or the
+// first element (an array) comes next.
+func (s *Scanner) enter() (f Field, empty bool) {
 	f = Field{kind: Object, present: true}
 	if s.d[s.i] == '[' {
 		f.kind = Array
@@ -99,10 +138,10 @@ func (s *Scanner) Enter() (f Field, empty bool) {
 	return f, false
 }
 
-// Next steps over what follows a member or element of the container being
+// next steps over what follows a member or element of the container being
 // scanned: a comma (true: another one comes) or the closing byte close,
 // '}' or ']' (false).
-func (s *Scanner) Next(close byte) (bool, error) {
+func (s *Scanner) next(close byte) (bool, error) {
 	s.space()
 	if s.i >= len(s.d) {
 		return false, ErrScan
@@ -119,9 +158,9 @@ func (s *Scanner) Next(close byte) (bool, error) {
 	return false, ErrScan
 }
 
-// Key scans a member's name and its colon and returns the name as
+// key scans a member's name and its colon and returns the name as
 // JSON.parse decodes it; it aliases the line unless the name has escapes.
-func (s *Scanner) Key() (string, error) {
+func (s *Scanner) key() (string, error) {
 	body, escaped, err := s.memberKey()
 	if err != nil {
 		return "", err

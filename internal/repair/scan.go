@@ -52,22 +52,7 @@ func (r *envelopeReader) scan(d []byte) error {
 // object scans an object at the cursor whose members are noted at level,
 // and returns it as a Field.
 func (r *envelopeReader) object(level int) (jsonl.Field, error) {
-	obj, empty := r.s.Enter()
-	if empty {
-		return obj, nil
-	}
-	for {
-		key, err := r.s.Key()
-		if err != nil {
-			return obj, err
-		}
-		if err := r.member(level, key); err != nil {
-			return obj, err
-		}
-		if more, err := r.s.Next('}'); !more || err != nil {
-			return obj, err
-		}
-	}
+	return r.s.Object(func(key string) error { return r.member(level, key) })
 }
 
 // member scans the value of member k of an object at level, noting it when
@@ -258,30 +243,30 @@ func (r *envelopeReader) message() error {
 func (r *envelopeReader) content() error {
 	m := &r.env.Message
 	m.contentLen, m.blankText, m.corruptImages, m.Blocks = 0, false, 0, m.Blocks[:0]
-	if r.s.Peek() != '[' {
-		var err error
+	var err error
+	if r.s.Peek() == '[' {
+		m.Content, err = r.s.Array(r.block)
+	} else {
 		m.Content, err = r.s.Value()
+	}
+	return err
+}
+
+// block scans one element of an array content, noting it when it is an
+// object.
+func (r *envelopeReader) block() error {
+	m := &r.env.Message
+	m.contentLen++
+	if r.s.Peek() != '{' {
+		_, err := r.s.Skip()
 		return err
 	}
-	var empty bool
-	if m.Content, empty = r.s.Enter(); empty {
-		return nil
+	r.blk = Block{Index: m.contentLen - 1}
+	if _, err := r.object(levelBlock); err != nil {
+		return err
 	}
-	for {
-		m.contentLen++
-		if r.s.Peek() == '{' {
-			r.blk = Block{Index: m.contentLen - 1}
-			if _, err := r.object(levelBlock); err != nil {
-				return err
-			}
-			r.endBlock()
-		} else if _, err := r.s.Skip(); err != nil {
-			return err
-		}
-		if more, err := r.s.Next(']'); !more || err != nil {
-			return err
-		}
-	}
+	r.endBlock()
+	return nil
 }
 
 // endBlock applies the block-level tests of rules #4 and #5 to the block
