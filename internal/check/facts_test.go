@@ -11,6 +11,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/media"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // lineView is the comparable form of one line's check facts.
@@ -237,7 +238,7 @@ func TestFactsAgreeWithParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, _ := jsonl.ReadAll(bytes.NewReader(data))
+		lines := sessiontest.Lines(data)
 		for _, l := range lines {
 			checkFacts(t, l)
 		}

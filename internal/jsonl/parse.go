@@ -474,22 +474,19 @@ func (p *Parser) str(d []byte, i int, key bool) (string, int, bool) {
 	start := i + 1
 	j := start
 	var high uint64 // the OR of the bytes scanned: bit 7 set when any was non-ASCII
-	for {
-		for j+8 <= len(d) {
-			w := binary.LittleEndian.Uint64(d[j:])
-			if stringStop(w) {
-				break
-			}
-			high |= w
-			j += 8
-		}
-		for j < len(d) && !strTable[d[j]] {
-			high |= uint64(d[j])
-			j++
-		}
-		if j >= len(d) || d[j] != '"' {
+	for j+8 <= len(d) {
+		w := binary.LittleEndian.Uint64(d[j:])
+		if stringStop(w) {
 			break
 		}
+		high |= w
+		j += 8
+	}
+	for j < len(d) && !strTable[d[j]] {
+		high |= uint64(d[j])
+		j++
+	}
+	if j < len(d) && d[j] == '"' {
 		seg := d[start:j]
 		if high&hi8 != 0 && !utf8.Valid(seg) {
 			return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true

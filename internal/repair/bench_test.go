@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // benchData is $OPENCLAW_BENCH_FILE (for example a gensession output),
@@ -37,10 +37,7 @@ func benchData(b *testing.B) []byte {
 // and the judge (scan, fast-path facts, the rare full parse).
 func BenchmarkJudge(b *testing.B) {
 	data := benchData(b)
-	lines, err := jsonl.ReadAll(bytes.NewReader(data))
-	if err != nil {
-		b.Fatal(err)
-	}
+	lines := sessiontest.Lines(data)
 	b.Run("scan", func(b *testing.B) {
 		var s envelopeReader
 		b.SetBytes(int64(len(data)))

@@ -77,9 +77,6 @@ type LineFacts struct {
 	calls        []pendingCall // candidate calls of a code-mode or Responses assistant
 }
 
-// Line is the physical line number the facts are about.
-func (f *LineFacts) Line() int { return f.v.Line }
-
 // End is the input offset just after the line (its terminator included).
 func (f *LineFacts) End() int64 { return f.offset + f.size }
 

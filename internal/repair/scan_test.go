@@ -13,6 +13,7 @@ import (
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // fieldView is what a test compares of a Field: presence, kind, decoded
@@ -228,7 +229,7 @@ func TestEnvelopeAgreesWithParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, _ := jsonl.ReadAll(bytes.NewReader(data))
+		lines := sessiontest.Lines(data)
 		for _, l := range lines {
 			checkEnvelope(t, l.Bytes)
 		}
