@@ -25,11 +25,7 @@ runs="${2:-3}"
 . bench/compare.sh
 work="$(mktemp -d "${TMPDIR:-/tmp}/check-vs-cat.XXXXXX")"
 trap 'rm -rf "$work"' EXIT INT TERM
-bin="${BIN:-}"
-if [ -z "$bin" ]; then
-	bin="$work/openclaw-doctor"
-	go build -o "$bin" .
-fi
+bin=$(bench_binary "$work/openclaw-doctor" .)
 old="${BIN_OLD:-}"
 if [ -n "${OPENCLAW_BENCH_FILE:-}" ]; then
 	file="$OPENCLAW_BENCH_FILE"

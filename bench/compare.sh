@@ -5,6 +5,17 @@
 # time, because on a shared machine wall time also measures the other
 # tenants.
 
+# bench_binary PATH ROOT: prints the binary to time: BIN when set, else
+# the tree at ROOT built into PATH.
+bench_binary() {
+	if [ -n "${BIN:-}" ]; then
+		echo "$BIN"
+		return
+	fi
+	(cd "$2" && go build -o "$1" .)
+	echo "$1"
+}
+
 # bench_time OUT CMD [ARGS...]: runs CMD with stdout to /dev/null and
 # appends "wall-s cpu-s peak-rss-KiB" to OUT (GNU time). A failing command
 # is still timed, and its exit status returned; its stderr is left in

@@ -30,13 +30,9 @@ if [[ ! -s $file ]]; then
 	echo "generating $file ($mib MiB) with $oracle/gen-small.py" >&2
 	python3 "$oracle/gen-small.py" "$file" "$mib"
 fi
-bin=${BIN:-}
-if [[ -z $bin ]]; then
-	bin="$dir/openclaw-doctor"
-	(cd "$root" && go build -o "$bin" .)
-fi
-old=${BIN_OLD:-}
 . "$root/bench/compare.sh"
+bin=$(bench_binary "$dir/openclaw-doctor" "$root")
+old=${BIN_OLD:-}
 
 bytes=$(stat -c %s "$file")
 fix() { bench_time "$1" "$2" fix --stdout "$file" || true; } # OUT BIN

@@ -43,14 +43,9 @@ generate() { # MiB → path
 }
 big=$(generate "$mib")
 small=$(generate "$half")
-bin=${BIN:-}
-if [[ -z $bin ]]; then
-	bin="$dir/openclaw-doctor"
-	(cd "$root" && go build -o "$bin" .)
-fi
-
-old=${BIN_OLD:-}
 . "$root/bench/compare.sh"
+bin=$(bench_binary "$dir/openclaw-doctor" "$root")
+old=${BIN_OLD:-}
 
 replay() { # OUT BIN FILE: one timed replay; a failure ends the script
 	bench_time "$1" "$2" replay --format json "${target[@]}" "$3" || {
