@@ -87,7 +87,7 @@ func decodeBody(body []byte, escaped bool) string {
 	}
 	quoted := make([]byte, 0, len(body)+2)
 	quoted = append(append(append(quoted, '"'), body...), '"')
-	v, err := Parse(quoted)
+	v, err := ParseOwned(quoted) // quoted is this function's own
 	if err != nil {
 		return "" // unreachable: the scanner validated the string
 	}

@@ -34,12 +34,6 @@ func ParseOwned(data []byte) (Value, error) {
 	return p.ParseOwned(data)
 }
 
-// Valid reports whether JSON.parse accepts data (see [Parse]). It allocates
-// nothing unless nesting is deeper than 512.
-func Valid(data []byte) bool {
-	return validate(data) == nil
-}
-
 // Validate returns the [SyntaxError] for data, or nil when it is valid.
 func Validate(data []byte) error {
 	if err := validate(data); err != nil {
@@ -55,9 +49,9 @@ func Validate(data []byte) error {
 //
 // Guarantees:
 //
-//   - It accepts exactly what [Valid] accepts (but for lines of 4 GiB or
-//     more, which no JavaScript string can hold), and a rejection is the same
-//     *[SyntaxError] as [Validate] returns.
+//   - It accepts exactly the lines [Validate] finds no error in (but for
+//     lines of 4 GiB or more, which no JavaScript string can hold), and a
+//     rejection is the same *[SyntaxError] as Validate returns.
 //   - The values it returns never alias its scratch space: they stay valid
 //     and unchanged across later calls. They are independent of each other
 //     except that a block of memory stays alive while any value carved

@@ -288,8 +288,8 @@ func TestScanStrings(t *testing.T) {
 		b.WriteString(`"}}`)
 		line := []byte(b.String())
 		err := s.scan(line)
-		if (err == nil) != jsonl.Valid(line) {
-			t.Fatalf("%q: scan error %v, JSON.parse accepts: %v", line, err, jsonl.Valid(line))
+		if (err == nil) != (jsonl.Validate(line) == nil) {
+			t.Fatalf("%q: scan error %v, JSON.parse accepts: %v", line, err, (jsonl.Validate(line) == nil))
 		}
 		if err == nil {
 			if s.s.BadUTF8() != !utf8.Valid(line) {

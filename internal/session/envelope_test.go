@@ -214,7 +214,7 @@ func TestScanEnvelope(t *testing.T) {
 		"{\"type\":\"message\",\"id\":\"\xff\",\"message\":{\"role\":\"user\",\"content\":\"\xff\"}}",
 	}
 	for _, l := range lines {
-		if !jsonl.Valid([]byte(l)) {
+		if jsonl.Validate([]byte(l)) != nil {
 			t.Fatalf("test line is not valid JSON: %s", l)
 		}
 		checkEnvelope(t, []byte(l))
