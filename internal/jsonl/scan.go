@@ -12,7 +12,7 @@ import (
 
 // Scanner is the one envelope scanner: it walks a line token by token,
 // accepting exactly what JSON.parse accepts, without building values. Its
-// callers step through the members they care about (Enter, Key, Next),
+// callers walk the objects and arrays they care about (Object, Array),
 // note the values they want as [Field]s (Value) and skip the rest (Skip):
 // the repair classifier notes the fields its rules read, the session
 // loader the envelope of each entry. A Scanner is reused from line to line
@@ -171,8 +171,8 @@ func (s *Scanner) key() (string, error) {
 	return decodeBody(body, true), nil
 }
 
-// Value scans any value and returns it as a Field (a later duplicate key
-// overwrites what a caller noted: JSON.parse keeps the last value).
+// Value scans any value at the cursor and returns it as a Field. A caller
+// noting members keeps the last of duplicate keys, as JSON.parse does.
 func (s *Scanner) Value() (Field, error) {
 	start := s.i
 	kind, err := s.Skip()
