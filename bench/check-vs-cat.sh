@@ -15,13 +15,18 @@
 #        OPENCLAW_BENCH_FILE=/path/to/session.jsonl bench/check-vs-cat.sh - [RUNS]
 #   SIZE defaults to 1G; RUNS to 3. TMPDIR chooses where the file goes.
 #   With OPENCLAW_BENCH_FILE an existing file is measured (and kept).
+#   BIN is the openclaw-doctor binary to time (default: built from this
+#   tree). With BIN_OLD, a second binary is timed too, its runs interleaved
+#   with BIN's, and the two are printed side by side (median wall and CPU).
 set -eu
 cd "$(dirname "$0")/.."
 size="${1:-1G}"
 runs="${2:-3}"
+. bench/compare.sh
 work="$(mktemp -d "${TMPDIR:-/tmp}/check-vs-cat.XXXXXX")"
 trap 'rm -rf "$work"' EXIT INT TERM
-go build -o "$work/openclaw-doctor" .
+bin=$(bench_binary "$work/openclaw-doctor" .)
+old="${BIN_OLD:-}"
 if [ -n "${OPENCLAW_BENCH_FILE:-}" ]; then
 	file="$OPENCLAW_BENCH_FILE"
 else
@@ -34,28 +39,31 @@ lines=$(wc -l <"$file")
 longest=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$file")
 cat "$file" >/dev/null # warm the page cache
 
-# wall seconds, peak RSS (KiB) and CPU seconds (user + system) of one
-# command, via GNU time. CPU time is printed too because on a shared
-# machine wall time also measures the other tenants.
-measure() {
-	/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || true
-	tail -n 1 "$work/time" # GNU time puts "Command exited with non-zero status" first
+check() { # OUT BIN: one timed check run (its findings make it exit 1)
+	bench_time "$1" "$2" check --severity-min error "$file" || true
 }
-
 : >"$work/cat"
 : >"$work/check"
+: >"$work/old"
 i=0
 while [ "$i" -lt "$runs" ]; do
-	measure cat "$file" >>"$work/cat"
-	measure "$work/openclaw-doctor" check --severity-min error "$file" >>"$work/check"
+	bench_time "$work/cat" cat "$file" || true
+	if [ -n "$old" ] && [ $((i % 2)) -eq 0 ]; then
+		check "$work/old" "$old"
+		check "$work/check" "$bin"
+	elif [ -n "$old" ]; then
+		check "$work/check" "$bin"
+		check "$work/old" "$old"
+	else
+		check "$work/check" "$bin"
+	fi
 	i=$((i + 1))
 done
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-cat_s=$(cut -d' ' -f1 "$work/cat" | median)
-check_s=$(cut -d' ' -f1 "$work/check" | median)
-rss_kib=$(cut -d' ' -f2 "$work/check" | sort -n | tail -1)
-cpu_s=$(awk '{ print $3 + $4 }' "$work/check" | median)
+cat_s=$(bench_median "$work/cat" 1)
+check_s=$(bench_median "$work/check" 1)
+rss_kib=$(cut -d' ' -f3 "$work/check" | sort -n | tail -1)
+cpu_s=$(bench_median "$work/check" 2)
 
 awk -v b="$bytes" -v l="$lines" -v ll="$longest" -v c="$cat_s" -v k="$check_s" -v r="$rss_kib" -v n="$runs" -v u="$cpu_s" 'BEGIN {
 	printf "file: %.0f MiB, %d lines, longest line %.1f KiB\n", b / 1048576, l, ll / 1024
@@ -66,3 +74,6 @@ awk -v b="$bytes" -v l="$lines" -v ll="$longest" -v c="$cat_s" -v k="$check_s" -
 	budget = 64 * 1048576 + ll + 64 * l
 	printf "check peak RSS: %.1f MiB (budget %.1f MiB = 64 MiB + longest line + 64 B x %d lines)\n", r / 1024, budget / 1048576, l
 }'
+if [ -n "$old" ]; then
+	bench_compare "check $(basename "$file")" "$work/old" "$work/check"
+fi

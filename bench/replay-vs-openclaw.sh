@@ -11,6 +11,8 @@
 #        RUNS                 runs of our replay per file, best kept (default 3)
 #        SKIP_ORACLE=1        skip OpenClaw's run (ours and the linearity only)
 #        BIN                  an openclaw-doctor binary to time (default: built from this tree)
+#        BIN_OLD              a second binary, timed on the big file in runs interleaved with
+#                             BIN's; the two are printed side by side (median wall and CPU)
 #
 # Targets (issue 4): ≥ 20× faster than OpenClaw, 2× the file → ≤ 2.2× the
 # time, peak RSS no more than the file's size.
@@ -41,37 +43,48 @@ generate() { # MiB → path
 }
 big=$(generate "$mib")
 small=$(generate "$half")
-bin=${BIN:-}
-if [[ -z $bin ]]; then
-	bin="$dir/openclaw-doctor"
-	(cd "$root" && go build -o "$bin" .)
-fi
+. "$root/bench/compare.sh"
+bin=$(bench_binary "$dir/openclaw-doctor" "$root")
+old=${BIN_OLD:-}
 
-# best FILE: runs our replay RUNS times; prints "wall cpu rss" of the fastest.
+replay() { # OUT BIN FILE: one timed replay; a failure ends the script
+	bench_time "$1" "$2" replay --format json "${target[@]}" "$3" || {
+		echo "replay failed:" >&2
+		cat "$1.stderr" >&2
+		exit 1
+	}
+}
+
+# best FILE OLD-TIMES: runs our replay RUNS times, and BIN_OLD's interleaved
+# with it when OLD-TIMES is given; prints "wall cpu rss" of our fastest.
 best() {
-	local file=$1 best_wall="" best_cpu="" best_rss=""
+	local file=$1 oldtimes=${2:-} times="$dir/new-$(basename "$1").times" best_wall="" best_cpu="" best_rss=""
+	: >"$times"
 	for ((i = 1; i <= runs; i++)); do
-		/usr/bin/time -v "$bin" replay --format json "${target[@]}" "$file" >/dev/null 2>"$dir/time.txt" || {
-			echo "replay failed:" >&2
-			cat "$dir/time.txt" >&2
-			exit 1
-		}
-		local wall user sys rss
-		wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$dir/time.txt" | awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
-		user=$(awk -F': ' '/User time/ {print $2}' "$dir/time.txt")
-		sys=$(awk -F': ' '/System time/ {print $2}' "$dir/time.txt")
-		rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$dir/time.txt")
-		echo "  $(basename "$file") run $i: wall ${wall}s (user ${user}s, sys ${sys}s), peak RSS ${rss} KiB" >&2
+		if [[ -n $oldtimes && $((i % 2)) -eq 1 ]]; then replay "$oldtimes" "$old" "$file"; fi
+		replay "$times" "$bin" "$file"
+		if [[ -n $oldtimes && $((i % 2)) -eq 0 ]]; then replay "$oldtimes" "$old" "$file"; fi
+		local wall cpu rss
+		read -r wall cpu rss < <(tail -n 1 "$times")
+		echo "  $(basename "$file") run $i: wall ${wall}s (CPU ${cpu}s), peak RSS ${rss} KiB" >&2
 		if [[ -z $best_wall ]] || awk "BEGIN {exit !($wall < $best_wall)}"; then
-			best_wall=$wall best_cpu=$(awk "BEGIN {print $user + $sys}") best_rss=$rss
+			best_wall=$wall best_cpu=$cpu best_rss=$rss
 		fi
 	done
 	echo "$best_wall $best_cpu $best_rss"
 }
 
 echo "openclaw-doctor replay --format json ${target[*]}:" >&2
-read -r big_wall big_cpu big_rss < <(best "$big")
+oldtimes=""
+if [[ -n $old ]]; then
+	oldtimes="$dir/old.times"
+	: >"$oldtimes"
+fi
+read -r big_wall big_cpu big_rss < <(best "$big" "$oldtimes")
 read -r small_wall small_cpu _ < <(best "$small")
+if [[ -n $old ]]; then
+	bench_compare "replay $(basename "$big")" "$oldtimes" "$dir/new-$(basename "$big").times"
+fi
 
 oc_ms=""
 if [[ -z ${SKIP_ORACLE:-} ]]; then

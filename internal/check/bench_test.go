@@ -51,10 +51,10 @@ func BenchmarkFacts(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		x := &extractor{maxDim: 1200, sizes: sel.Enabled(OversizedImage)}
-		err := repair.RunBatches(bytes.NewReader(data), repair.Pipeline[lineFacts]{
+		err := jsonl.RunBatches(bytes.NewReader(data), jsonl.Pipeline[lineFacts]{
 			Workers:   1,
-			NewWorker: func() func(*repair.Batch[lineFacts]) { return x.batch },
-			Consume:   func(*repair.Batch[lineFacts]) error { return nil },
+			NewWorker: func() func(*jsonl.Batch[lineFacts]) { return x.batch },
+			Consume:   func(*jsonl.Batch[lineFacts]) error { return nil },
 		})
 		if err != nil {
 			b.Fatal(err)

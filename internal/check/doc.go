@@ -10,13 +10,14 @@
 //     early exits (no header, nothing surviving, unreadable) are report-only
 //     errors.
 //   - Line numbers are physical: 1-based, blank lines counted.
-//   - One pass, one parse per line: workers run the repair classifier's
-//     per-line judge ([repair.LineJudge]), whose validating scan also notes
-//     the few fields the checks need ([repair.Envelope]); an ordered pass
+//   - One pass, one scan per line: workers run the repair classifier's
+//     per-line judge ([repair.LineJudge]), whose validating scan
+//     ([jsonl.Scanner]) also notes the few fields the checks need
+//     ([repair.Envelope]); an ordered pass
 //     applies the classifier's file state, the navigation tree (duplicate
 //     ids, missing parents, the cut active branch) and the tool-call
 //     pairing. Lines are read once into batches of about 1 MiB
-//     ([repair.RunBatches]). Memory is bounded by a few batches, the
+//     ([jsonl.RunBatches]). Memory is bounded by a few batches, the
 //     longest line, and the ids the tree and the pairing keep; never by the
 //     file.
 //   - Inline and parallel runs report the same findings in the same order.

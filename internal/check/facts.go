@@ -86,7 +86,7 @@ type extractor struct {
 }
 
 // batch judges every line of b.
-func (x *extractor) batch(b *repair.Batch[lineFacts]) {
+func (x *extractor) batch(b *jsonl.Batch[lineFacts]) {
 	o := &b.Out
 	o.reset()
 	for l := range b.Lines {
@@ -123,7 +123,7 @@ func (x *extractor) extract(l jsonl.Line, e *repair.Envelope, f *facts, o *lineF
 	}
 }
 
-func roleOf(r repair.Field) role {
+func roleOf(r jsonl.Field) role {
 	switch {
 	case !r.IsString():
 		return roleNone
@@ -286,7 +286,7 @@ func fieldsOK(e *repair.Envelope, t session.EntryType) bool {
 }
 
 // refOf reads a reference member; its string aliases the line.
-func refOf(f repair.Field) session.Ref {
+func refOf(f jsonl.Field) session.Ref {
 	switch {
 	case !f.Exists():
 		return session.Ref{}

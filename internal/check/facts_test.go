@@ -237,7 +237,7 @@ func TestFactsAgreeWithParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, _ := jsonl.ReadAll(bytes.NewReader(data))
+		lines := sessiontest.Lines(data)
 		for _, l := range lines {
 			checkFacts(t, l)
 		}

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"runtime"
 
-	"github.com/openclaw-doctor/openclaw-doctor/internal/repair"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
 // Result is the outcome of checking one file.
@@ -43,14 +43,14 @@ func Run(r io.Reader, path string, size int64, sel Selection, opts Options) Resu
 		workers = 1
 	}
 	maxDim := maxDimension(opts)
-	err := repair.RunBatches(r, repair.Pipeline[lineFacts]{
+	err := jsonl.RunBatches(r, jsonl.Pipeline[lineFacts]{
 		Workers:  workers,
 		SizeHint: size,
-		NewWorker: func() func(*repair.Batch[lineFacts]) {
+		NewWorker: func() func(*jsonl.Batch[lineFacts]) {
 			x := &extractor{maxDim: maxDim, sizes: sel.Enabled(OversizedImage)}
 			return x.batch
 		},
-		Consume: func(b *repair.Batch[lineFacts]) error {
+		Consume: func(b *jsonl.Batch[lineFacts]) error {
 			p.batch(&b.Out)
 			return nil
 		},

@@ -130,7 +130,7 @@ func stitchSession(t *testing.T, cases []string, seed uint64) []byte {
 		n++
 		id := fmt.Sprintf("s%07d", n)
 		e.Set("id", jsonl.StringValue(id))
-		p := jsonl.NullValue()
+		p := jsonl.Value{}
 		if parent != "null" {
 			p = jsonl.StringValue(parent)
 		}

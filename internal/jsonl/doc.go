@@ -13,6 +13,14 @@
 //   - A [Parser] reused across lines keeps its working memory, so parsing a
 //     file allocates little beyond the values themselves; a line of 4 GiB or
 //     more is an error (V8 cannot hold such a string either).
+//   - [Scanner] walks a line without building values and accepts exactly
+//     what [Parse] accepts; its callers note the members they need as
+//     [Field]s (the repair classifier's and the session loader's envelopes
+//     are read this way, one scan per line).
+//   - [RunBatches] runs per-line work on several goroutines over batches
+//     of whole lines, split exactly as [Reader] splits them, and hands the
+//     batches to one consumer in input order, so the result does not
+//     depend on the number of workers.
 //   - [AppendJSON] writes a value the way JSON.stringify writes it (key order,
 //     escaping, number form), so rewritten lines read as OpenClaw would write
 //     them.

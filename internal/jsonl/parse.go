@@ -34,12 +34,6 @@ func ParseOwned(data []byte) (Value, error) {
 	return p.ParseOwned(data)
 }
 
-// Valid reports whether JSON.parse accepts data (see [Parse]). It allocates
-// nothing unless nesting is deeper than 512.
-func Valid(data []byte) bool {
-	return validate(data) == nil
-}
-
 // Validate returns the [SyntaxError] for data, or nil when it is valid.
 func Validate(data []byte) error {
 	if err := validate(data); err != nil {
@@ -55,9 +49,9 @@ func Validate(data []byte) error {
 //
 // Guarantees:
 //
-//   - It accepts exactly what [Valid] accepts (but for lines of 4 GiB or
-//     more, which no JavaScript string can hold), and a rejection is the same
-//     *[SyntaxError] as [Validate] returns.
+//   - It accepts exactly the lines [Validate] finds no error in (but for
+//     lines of 4 GiB or more, which no JavaScript string can hold), and a
+//     rejection is the same *[SyntaxError] as Validate returns.
 //   - The values it returns never alias its scratch space: they stay valid
 //     and unchanged across later calls. They are independent of each other
 //     except that a block of memory stays alive while any value carved
@@ -474,22 +468,19 @@ func (p *Parser) str(d []byte, i int, key bool) (string, int, bool) {
 	start := i + 1
 	j := start
 	var high uint64 // the OR of the bytes scanned: bit 7 set when any was non-ASCII
-	for {
-		for j+8 <= len(d) {
-			w := binary.LittleEndian.Uint64(d[j:])
-			if stringStop(w) {
-				break
-			}
-			high |= w
-			j += 8
-		}
-		for j < len(d) && !strTable[d[j]] {
-			high |= uint64(d[j])
-			j++
-		}
-		if j >= len(d) || d[j] != '"' {
+	for j+8 <= len(d) {
+		w := binary.LittleEndian.Uint64(d[j:])
+		if stringStop(w) {
 			break
 		}
+		high |= w
+		j += 8
+	}
+	for j < len(d) && !strTable[d[j]] {
+		high |= uint64(d[j])
+		j++
+	}
+	if j < len(d) && d[j] == '"' {
 		seg := d[start:j]
 		if high&hi8 != 0 && !utf8.Valid(seg) {
 			return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true

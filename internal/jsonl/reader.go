@@ -2,7 +2,6 @@ package jsonl
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 )
@@ -109,21 +108,3 @@ func (r *Reader) readLine() ([]byte, error) {
 
 // maxKeptSpill is the largest spill buffer kept between lines.
 const maxKeptSpill = 64 << 20
-
-// ReadAll is a convenience for tests and small inputs: every line, with
-// Bytes copied.
-func ReadAll(rd io.Reader) ([]Line, error) {
-	r := NewReader(rd)
-	var out []Line
-	for {
-		l, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		l.Bytes = bytes.Clone(l.Bytes)
-		out = append(out, l)
-	}
-}

@@ -151,3 +151,20 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// ReadAll is every line of rd, with Bytes copied.
+func ReadAll(rd io.Reader) ([]Line, error) {
+	r := NewReader(rd)
+	var out []Line
+	for {
+		l, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		l.Bytes = bytes.Clone(l.Bytes)
+		out = append(out, l)
+	}
+}

@@ -108,9 +108,6 @@ type Member struct {
 
 // Constructors.
 
-// NullValue returns null.
-func NullValue() Value { return Value{} }
-
 // BoolValue returns true or false.
 func BoolValue(b bool) Value {
 	if b {

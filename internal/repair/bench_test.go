@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
@@ -37,12 +36,9 @@ func benchData(b *testing.B) []byte {
 // and the judge (scan, fast-path facts, the rare full parse).
 func BenchmarkJudge(b *testing.B) {
 	data := benchData(b)
-	lines, err := jsonl.ReadAll(bytes.NewReader(data))
-	if err != nil {
-		b.Fatal(err)
-	}
+	lines := sessiontest.Lines(data)
 	b.Run("scan", func(b *testing.B) {
-		var s scanner
+		var s envelopeReader
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
 			for _, l := range lines {
@@ -72,7 +68,7 @@ func BenchmarkStrings(b *testing.B) {
 	} {
 		line := []byte(`{"a":"` + c.body + `"}`)
 		b.Run(c.name, func(b *testing.B) {
-			var s scanner
+			var s envelopeReader
 			b.SetBytes(int64(len(line)))
 			for b.Loop() {
 				if s.scan(line) != nil {

@@ -77,16 +77,13 @@ type LineFacts struct {
 	calls        []pendingCall // candidate calls of a code-mode or Responses assistant
 }
 
-// Line is the physical line number the facts are about.
-func (f *LineFacts) Line() int { return f.v.Line }
-
 // End is the input offset just after the line (its terminator included).
 func (f *LineFacts) End() int64 { return f.offset + f.size }
 
-// LineJudge computes [LineFacts]. It owns a scanner, so use one per
+// LineJudge computes [LineFacts]. It owns an envelope reader, so use one per
 // goroutine; its zero value is ready to use.
 type LineJudge struct {
-	sc      scanner
+	sc      envelopeReader
 	scanned bool // sc holds the scan of the last line
 }
 
@@ -121,13 +118,13 @@ func (j *LineJudge) judge(l jsonl.Line, f *LineFacts) {
 		f.v.Action, f.v.Rules, f.v.Err = Drop, RuleMalformedLine, jsonl.Validate(l.Bytes)
 		return
 	}
-	f.irregular = f.irregular || j.sc.badUTF8 // only strings can hold non-ASCII bytes
+	f.irregular = f.irregular || j.sc.s.BadUTF8() // only strings can hold non-ASCII bytes
 	j.scanned = true
 	if j.sc.needsExact() {
 		j.exact(l, f)
 		return
 	}
-	f.v.Reserialize = j.sc.overflow
+	f.v.Reserialize = j.sc.s.Overflow()
 	f.entry, f.header, f.isMsg = true, j.sc.isHeader(), j.sc.isMessageEntry()
 	if id := j.sc.resultID(); id != "" {
 		f.hasResult, f.result = true, hashID(id)
@@ -150,7 +147,7 @@ func (j *LineJudge) exact(l jsonl.Line, f *LineFacts) {
 	case Rewrite:
 		f.v.Value = &res.value
 	default:
-		f.v.Reserialize = j.sc.overflow
+		f.v.Reserialize = j.sc.s.Overflow()
 	}
 	e := &res.value
 	msg := e.Get("message")

@@ -28,10 +28,13 @@
 //
 // # How
 //
-// [Classifier] judges each line. A validating scanner that accepts exactly
-// what JSON.parse accepts notes, in the same pass, the handful of fields the
-// rules read; lines it cannot prove "kept" take a full parse and the
-// reference rules (rules.go). [Verdict] is the per-line answer (shared with
+// [Classifier] judges each line. jsonl's validating [jsonl.Scanner], which
+// accepts exactly what JSON.parse accepts, notes in the same pass the
+// handful of fields the rules read ([Envelope]); lines it cannot prove
+// "kept" take a full parse and the reference rules (rules.go). On large
+// inputs lines are judged on every CPU with jsonl's batch pipeline
+// ([jsonl.RunBatches]) and applied in line order, with the sequential
+// result. [Verdict] is the per-line answer (shared with
 // `check`, which reports one finding for everything fix would do) and
 // [Plan] the whole-file one.
 //

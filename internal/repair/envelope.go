@@ -2,8 +2,6 @@ package repair
 
 import (
 	"strings"
-	"unicode/utf8"
-	"unsafe"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
@@ -24,7 +22,7 @@ type Envelope struct {
 	// absent otherwise).
 	Object bool
 	// Top-level members.
-	Type, ID, ParentID, Timestamp, AppendMode, TargetID, AppendParentID, FirstKeptEntryID Field
+	Type, ID, ParentID, Timestamp, AppendMode, TargetID, AppendParentID, FirstKeptEntryID jsonl.Field
 	// Message is the top-level "message" member.
 	Message Message
 }
@@ -32,11 +30,11 @@ type Envelope struct {
 // Message is an entry's "message" member. Its members are noted only when
 // it is an object.
 type Message struct {
-	Field
-	Role, Content, StopReason, API, Provider, Model Field
+	jsonl.Field
+	Role, Content, StopReason, API, Provider, Model jsonl.Field
 	// ResultIDs are the members named by session.ToolResultIDKeys, in that
 	// order.
-	ResultIDs [6]Field
+	ResultIDs [6]jsonl.Field
 	// Blocks are the notable object blocks of an array content, in order:
 	// those whose type is a tool-call type (session.IsExtendedToolCallType),
 	// a thinking type (session.IsThinkingType) or "image".
@@ -50,161 +48,15 @@ type Message struct {
 // Block is one notable content block.
 type Block struct {
 	Index int // position in content
-	Type  Field
+	Type  jsonl.Field
 	// Tool calls.
-	ID, Name, Input, Arguments Field
+	ID, Name, Input, Arguments jsonl.Field
 	// Thinking: signature, thinkingSignature, thought_signature; redacted
 	// thinking may carry its payload in Data.
-	Signatures [3]Field
+	Signatures [3]jsonl.Field
 	// Images (and redacted thinking).
-	Data, Text Field
-	mime       [len(imageMimeKeys)]Field
-}
-
-// Field is one member the scan noted. The zero Field is an absent member.
-type Field struct {
-	text    []byte // a string's body between the quotes, or the value's raw text
-	kind    jsonl.Kind
-	present bool
-	escaped bool // a string body with a backslash
-}
-
-// Exists reports whether the member is present.
-func (f Field) Exists() bool { return f.present }
-
-// Kind is the member's JSON kind (meaningful only when it exists).
-func (f Field) Kind() jsonl.Kind { return f.kind }
-
-// IsNull reports a present null.
-func (f Field) IsNull() bool { return f.present && f.kind == jsonl.Null }
-
-// IsString reports a present string.
-func (f Field) IsString() bool { return f.present && f.kind == jsonl.String }
-
-// IsObject reports a present object.
-func (f Field) IsObject() bool { return f.present && f.kind == jsonl.Object }
-
-// Str returns the decoded string, as JSON.parse decodes it (invalid UTF-8
-// replaced, lone surrogates kept as WTF-8), and whether the member is a
-// string. Without escapes and with valid UTF-8 it aliases the line.
-func (f Field) Str() (string, bool) {
-	if !f.IsString() {
-		return "", false
-	}
-	return decodeBody(f.text, f.escaped), true
-}
-
-// StrOr returns the decoded string, or def when the member is not a string.
-func (f Field) StrOr(def string) string {
-	if s, ok := f.Str(); ok {
-		return s
-	}
-	return def
-}
-
-// StrEquals reports whether the member is the string lit.
-func (f Field) StrEquals(lit string) bool {
-	if !f.IsString() {
-		return false
-	}
-	if !f.escaped {
-		return string(f.text) == lit
-	}
-	return decodeBody(f.text, true) == lit
-}
-
-// IsBlankString reports a string that is empty after JavaScript's trim().
-// It stops at the first character that is not white space, without
-// decoding: a long text costs no more than a short one.
-func (f Field) IsBlankString() bool {
-	if !f.IsString() {
-		return false
-	}
-	if !f.escaped {
-		return jsonl.IsBlank(f.text)
-	}
-	return blankEscaped(f.text)
-}
-
-// NonEmptyString reports a string that decodes to a non-empty string (any
-// non-empty body does).
-func (f Field) NonEmptyString() bool { return f.IsString() && len(f.text) > 0 }
-
-// decodeBody decodes a validated JSON string body as JSON.parse does.
-func decodeBody(body []byte, escaped bool) string {
-	if !escaped {
-		if utf8.Valid(body) {
-			return unsafe.String(unsafe.SliceData(body), len(body))
-		}
-		return string(jsonl.ToValidUTF8(body))
-	}
-	quoted := make([]byte, 0, len(body)+2)
-	quoted = append(append(append(quoted, '"'), body...), '"')
-	v, err := jsonl.Parse(quoted)
-	if err != nil {
-		return "" // unreachable: the scanner validated the string
-	}
-	s, _ := v.Str()
-	return s
-}
-
-// blankEscaped is [jsonl.IsBlank] of the string a validated JSON string
-// body with escapes decodes to. Escapes that stand for white space are \t,
-// \n, \f, \r and \u of a JavaScript white-space code point; a surrogate
-// (paired or not) never is.
-func blankEscaped(body []byte) bool {
-	for i := 0; i < len(body); {
-		c := body[i]
-		switch {
-		case c == '\\':
-			n, r := 2, rune(-1)
-			switch body[i+1] {
-			case 't':
-				r = '\t'
-			case 'n':
-				r = '\n'
-			case 'f':
-				r = '\f'
-			case 'r':
-				r = '\r'
-			case 'u':
-				n, r = 6, hexRune(body[i+2:i+6])
-			}
-			if r < 0 || !jsonl.IsJSSpace(r) {
-				return false
-			}
-			i += n
-		case c < utf8.RuneSelf:
-			if c != ' ' {
-				return false // raw control characters are not valid in a string
-			}
-			i++
-		default:
-			r, n := utf8.DecodeRune(body[i:])
-			if r == utf8.RuneError && n == 1 || !jsonl.IsJSSpace(r) {
-				return false
-			}
-			i += n
-		}
-	}
-	return true
-}
-
-// hexRune decodes the four hex digits of a validated \u escape.
-func hexRune(h []byte) rune {
-	var r rune
-	for _, c := range h {
-		switch {
-		case c >= 'a':
-			c -= 'a' - 10
-		case c >= 'A':
-			c -= 'A' - 10
-		default:
-			c -= '0'
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	Data, Text jsonl.Field
+	mime       [len(imageMimeKeys)]jsonl.Field
 }
 
 // clone returns a copy of s that does not alias the line.

@@ -25,9 +25,9 @@ func TestParallelPlanEqualsSequential(t *testing.T) {
 		all.Write(data)
 		all.WriteString("\n")
 	}
-	long := header + "\n" + `{"type":"custom","pad":"` + strings.Repeat("x", 3*batchSize) + `"}` + "\r\n" + `{"type":"message"`
+	long := header + "\n" + `{"type":"custom","pad":"` + strings.Repeat("x", 3<<20) + `"}` + "\r\n" + `{"type":"message"`
 	inputs["long line"] = []byte(long)
-	inputs["all cases, repeated"] = bytes.Repeat(all.Bytes(), 1+2*batchSize/max(1, all.Len()))
+	inputs["all cases, repeated"] = bytes.Repeat(all.Bytes(), 1+2<<20/max(1, all.Len()))
 	inputs["empty"] = nil
 	for name, data := range inputs {
 		t.Run(name, func(t *testing.T) {

@@ -24,7 +24,7 @@ type fieldView struct {
 	Blank   bool
 }
 
-func viewField(f Field) fieldView {
+func viewField(f jsonl.Field) fieldView {
 	if !f.Exists() {
 		return fieldView{}
 	}
@@ -70,13 +70,13 @@ var (
 
 func viewEnvelope(e *Envelope) envelopeView {
 	v := envelopeView{Object: e.Object}
-	for _, f := range []Field{e.Type, e.ID, e.ParentID, e.Timestamp, e.AppendMode, e.TargetID, e.AppendParentID, e.FirstKeptEntryID} {
+	for _, f := range []jsonl.Field{e.Type, e.ID, e.ParentID, e.Timestamp, e.AppendMode, e.TargetID, e.AppendParentID, e.FirstKeptEntryID} {
 		v.Top = append(v.Top, viewField(f))
 	}
 	m := &e.Message
 	v.Message = viewField(m.Field)
 	v.Message.Str = ""
-	for _, f := range append([]Field{m.Role, m.Content, m.StopReason, m.API, m.Provider, m.Model}, m.ResultIDs[:]...) {
+	for _, f := range append([]jsonl.Field{m.Role, m.Content, m.StopReason, m.API, m.Provider, m.Model}, m.ResultIDs[:]...) {
 		fv := viewField(f)
 		if f.Kind() == jsonl.Array || f.Kind() == jsonl.Object {
 			fv = fieldView{Present: f.Exists(), Kind: f.Kind()}
@@ -85,7 +85,7 @@ func viewEnvelope(e *Envelope) envelopeView {
 	}
 	for _, b := range m.Blocks {
 		bv := blockView{Index: b.Index}
-		for _, f := range append([]Field{b.Type, b.ID, b.Name, b.Input, b.Arguments}, append(b.Signatures[:], b.Data, b.Text)...) {
+		for _, f := range append([]jsonl.Field{b.Type, b.ID, b.Name, b.Input, b.Arguments}, append(b.Signatures[:], b.Data, b.Text)...) {
 			bv.Fields = append(bv.Fields, presenceOnly(f.Kind(), viewField(f)))
 		}
 		v.Blocks = append(v.Blocks, bv)
@@ -174,7 +174,7 @@ func checkEnvelope(t *testing.T, line []byte) {
 		return
 	}
 	got := viewEnvelope(j.Envelope())
-	got.BadUTF8 = j.sc.badUTF8
+	got.BadUTF8 = j.sc.s.BadUTF8()
 	want := referenceEnvelope(&v, line)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q:\nscan      %+v\nreference %+v", line, got, want)
@@ -228,7 +228,7 @@ func TestEnvelopeAgreesWithParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, _ := jsonl.ReadAll(bytes.NewReader(data))
+		lines := sessiontest.Lines(data)
 		for _, l := range lines {
 			checkEnvelope(t, l.Bytes)
 		}
@@ -249,33 +249,16 @@ func FuzzEnvelope(f *testing.F) {
 	})
 }
 
-func TestBlankEscaped(t *testing.T) {
-	tests := []string{``, ` `, `\n\t\r\f`, `\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u000b`,
-		`\u000B `, `\b`, `\/`, `\"`, `\\`, `x`, `\u0020x`, `\ud800`, `\u0041`, "\u3000 \u00a0", "\u3000x", `\u200b`, `\u180e`}
-	for _, body := range tests {
-		quoted := `"` + body + `"`
-		v, err := jsonl.Parse([]byte(quoted))
-		if err != nil {
-			t.Fatalf("%s: %v", quoted, err)
-		}
-		s, _ := v.Str()
-		f := Field{text: []byte(body), kind: jsonl.String, present: true, escaped: strings.Contains(body, `\`)}
-		if got, want := f.IsBlankString(), jsonl.IsBlankJS(s); got != want {
-			t.Errorf("%s: blank %v, want %v", quoted, got, want)
-		}
-	}
-}
-
 func ExampleLineJudge() {
 	var j LineJudge
 	line := []byte(`{"type":"message","id":"a1","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read"}]}}`)
 	facts := j.Judge(jsonl.Line{Num: 1, Bytes: line, Newline: true})
 	e := j.Envelope()
-	fmt.Println(facts.Line(), e.ID.StrOr(""), e.Message.Role.StrOr(""), e.Message.Blocks[0].Name.StrOr(""))
+	fmt.Println(e.ID.StrOr(""), e.Message.Role.StrOr(""), e.Message.Blocks[0].Name.StrOr(""))
 	c := NewClassifier()
 	fmt.Println(c.Apply(&facts).Action)
 	// Output:
-	// 1 a1 assistant read
+	// a1 assistant read
 	// keep
 }
 
@@ -289,7 +272,7 @@ func TestScanStrings(t *testing.T) {
 		"é", "日", "😀", "\x7f", "\xff", "\xe2\x82", "\xed\xa0\xbd", "\xc0\xaf", "\xf4\x90\x80\x80",
 		`\x`, `\u12`, "\x01", "\t", `"`, `\`}
 	rng := rand.New(rand.NewPCG(1, 2))
-	var s scanner
+	var s envelopeReader
 	for range 20000 {
 		var b strings.Builder
 		b.WriteString(`{"type":"message","message":{"role":"user","content":"`)
@@ -304,12 +287,12 @@ func TestScanStrings(t *testing.T) {
 		b.WriteString(`"}}`)
 		line := []byte(b.String())
 		err := s.scan(line)
-		if (err == nil) != jsonl.Valid(line) {
-			t.Fatalf("%q: scan error %v, JSON.parse accepts: %v", line, err, jsonl.Valid(line))
+		if (err == nil) != (jsonl.Validate(line) == nil) {
+			t.Fatalf("%q: scan error %v, JSON.parse accepts: %v", line, err, (jsonl.Validate(line) == nil))
 		}
 		if err == nil {
-			if s.badUTF8 != !utf8.Valid(line) {
-				t.Fatalf("%q: badUTF8 %v", line, s.badUTF8)
+			if s.s.BadUTF8() != !utf8.Valid(line) {
+				t.Fatalf("%q: badUTF8 %v", line, s.s.BadUTF8())
 			}
 			checkEnvelope(t, line)
 		}

@@ -8,7 +8,7 @@
 //
 // # Loading for replay
 //
-// [ReadContext] (or [Load] then [Transcript.Context]) follows OpenClaw
+// [ReadContext] follows OpenClaw
 // 2026.9.6, the loading `replay` reproduces: parseSessionEntries (the whole
 // file trimmed, split on "\n", blank lines skipped, JSON.parse failures
 // counted), migrateSessionEntries, then SessionManager.fromEntries, whose
@@ -23,18 +23,20 @@
 //     number in a v1 file, a summary entry without a valid timestamp), the
 //     result is a *[LoaderError] carrying the same JavaScript error text.
 //   - The first pass keeps under 200 bytes per line and decodes no message:
-//     lines are scanned for their envelope ([ScanEnvelope]) and for the few
-//     members the codec's schemas test. The second pass parses only the
-//     lines the context needs, read back by offset.
+//     one validating scan per line (jsonl's [jsonl.Scanner], the scanner the
+//     repair classifier uses too) gives JSON.parse's verdict and notes the
+//     envelope and the few members the codec's schemas test. The second
+//     pass parses only the lines the context needs, read back by offset.
 //   - Nothing is parsed twice into values, and the file's bytes are not
 //     kept: the context's values hold copies of their strings (common keys
 //     and values shared), and a message entry keeps only its message.
 //     Memory is therefore about the size of the context's values (on
 //     transcripts of small entries, 1.5 to 2 times the file), never the file
 //     plus its values.
-//   - On large inputs both passes use every CPU (the first splits lines
-//     into batches judged by workers and applied in file order, the second
-//     parses contiguous parts); the result is the sequential one.
+//   - On large inputs both passes use several CPUs (the first runs on
+//     jsonl's batch pipeline, [jsonl.RunBatches]: batches of lines judged by
+//     workers, verdicts applied in file order; the second parses contiguous
+//     parts); the result is the sequential one.
 //
 // Not done: ids that migrations draw are deterministic UUID-shaped strings,
 // not random ones; timestamps are parsed in the ISO-8601 forms V8 accepts
@@ -45,6 +47,5 @@
 // [Tree] is OpenClaw's navigation alone, fed one [Node] per line (under 100
 // bytes each), so a streaming checker can find the active leaf and branch,
 // duplicate ids, missing parents and what a cut costs ([Tree.BranchCut])
-// without holding the file. [NodeOf] classifies a scanned line as the loader
-// does for a current-version file.
+// without holding the file (package check feeds it from its own scan).
 package session

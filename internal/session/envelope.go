@@ -1,6 +1,10 @@
 package session
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+)
 
 // EntryType is the "type" of a transcript line.
 type EntryType uint8
@@ -52,11 +56,13 @@ func ParseEntryType(name string) EntryType {
 }
 
 // entryTypeOf maps a scanned type string without allocating.
-func entryTypeOf(t token) EntryType {
-	if t.escaped {
-		return ParseEntryType(t.slowText())
+func entryTypeOf(t jsonl.Field) EntryType {
+	if t.Escaped() {
+		s, _ := t.Str()
+		return ParseEntryType(s)
 	}
-	switch string(t.raw) {
+	raw := t.Raw()
+	switch string(raw) {
 	case "message":
 		return TypeMessage
 	case "session":
@@ -66,10 +72,10 @@ func entryTypeOf(t token) EntryType {
 	case "leaf":
 		return TypeLeaf
 	}
-	if !utf8.Valid(t.raw) {
+	if !utf8.Valid(raw) {
 		return TypeOther
 	}
-	return ParseEntryType(string(t.raw))
+	return ParseEntryType(string(raw))
 }
 
 // Shape is the JSON kind of a whole line.
@@ -168,254 +174,281 @@ const (
 type msgScan struct {
 	record     bool
 	role       roleKind
-	content    field
+	content    jsonl.Field
 	readable   bool // content is a string or an array of objects with a string type
-	customType field
-	toolCallID field
-	toolName   field
-	isError    field
-	command    field
-	output     field
+	customType jsonl.Field
+	toolCallID jsonl.Field
+	toolName   jsonl.Field
+	isError    jsonl.Field
+	command    jsonl.Field
+	output     jsonl.Field
 }
 
-// ScanEnvelope reads the envelope of one line that JSON.parse accepts. Its
-// result is unspecified (but it does not panic) for invalid JSON.
-func ScanEnvelope(line []byte) Envelope { return scanEnvelope(line, nil) }
-
-// scanEnvelope is ScanEnvelope with ids carved from a (nil: plain strings).
-func scanEnvelope(line []byte, a *arena) Envelope {
-	s := scanner{b: line}
+// scanEnvelope reads the envelope of one line with s, its ids carved from
+// a (nil: plain strings). It returns jsonl.ErrScan when JSON.parse rejects
+// the line.
+func scanEnvelope(s *jsonl.Scanner, line []byte, a *arena) (Envelope, error) {
+	s.Reset(line)
 	var e Envelope
-	switch s.peek() {
+	switch s.Peek() {
 	case '{':
 	case '[':
 		e.Shape = ShapeArray
-		return e
 	case 'n':
 		e.Shape = ShapeNull
-		return e
 	default:
 		e.Shape = ShapePrimitive
-		return e
 	}
-	var f entryFields
-	s.members(func(key token) { f.member(&s, key) })
+	if e.Shape != ShapeObject {
+		if _, err := s.Skip(); err != nil {
+			return e, err
+		}
+		return e, s.End()
+	}
+	f := entryFields{line: line}
+	if _, err := s.Object(func(key string) error { return f.member(s, key) }); err != nil {
+		return e, err
+	}
+	if err := s.End(); err != nil {
+		return e, err
+	}
 	f.fill(&e, a)
-	return e
+	return e, nil
 }
 
 // entryFields collects the top-level members; the last duplicate wins, as
 // in JSON.parse.
 type entryFields struct {
-	typ, id, parentID, timestamp, appendMode         field
-	targetID, appendParentID, firstKeptID, firstKept field
-	thinkingLevel, provider, modelID, summary        field
-	tokensBefore, reason, fromID, customType         field
-	content, display, label, name, version           field
+	line                                             []byte
+	typ, id, parentID, timestamp, appendMode         jsonl.Field
+	targetID, appendParentID, firstKeptID, firstKept jsonl.Field
+	thinkingLevel, provider, modelID, summary        jsonl.Field
+	tokensBefore, reason, fromID, customType         jsonl.Field
+	display, label, name, version                    jsonl.Field
 	contentReadable                                  bool
 	versionRaw                                       []byte
 	message                                          msgScan
 	hasMessage                                       bool
 }
 
-func (f *entryFields) member(s *scanner, key token) {
-	if key.escaped {
-		key = token{raw: []byte(key.slowText())}
-	}
-	switch string(key.raw) {
+// member scans the value of the top-level member key.
+func (f *entryFields) member(s *jsonl.Scanner, key string) (err error) {
+	switch key {
 	case "type":
-		f.typ = s.scanField()
+		f.typ, err = s.Value()
 	case "id":
-		f.id = s.scanField()
+		f.id, err = s.Value()
 	case "parentId":
-		f.parentID = s.scanField()
+		f.parentID, err = s.Value()
 	case "timestamp":
-		f.timestamp = s.scanField()
+		f.timestamp, err = s.Value()
 	case "appendMode":
-		f.appendMode = s.scanField()
+		f.appendMode, err = s.Value()
 	case "targetId":
-		f.targetID = s.scanField()
+		f.targetID, err = s.Value()
 	case "appendParentId":
-		f.appendParentID = s.scanField()
+		f.appendParentID, err = s.Value()
 	case "firstKeptEntryId":
-		f.firstKeptID = s.scanField()
+		f.firstKeptID, err = s.Value()
 	case "firstKeptEntryIndex":
-		f.firstKept = s.scanField()
+		f.firstKept, err = s.Value()
 	case "thinkingLevel":
-		f.thinkingLevel = s.scanField()
+		f.thinkingLevel, err = s.Value()
 	case "provider":
-		f.provider = s.scanField()
+		f.provider, err = s.Value()
 	case "modelId":
-		f.modelID = s.scanField()
+		f.modelID, err = s.Value()
 	case "summary":
-		f.summary = s.scanField()
+		f.summary, err = s.Value()
 	case "tokensBefore":
-		f.tokensBefore = s.scanField()
+		f.tokensBefore, err = s.Value()
 	case "reason":
-		f.reason = s.reasonField()
+		f.reason, err = reasonField(s)
 	case "fromId":
-		f.fromID = s.scanField()
+		f.fromID, err = s.Value()
 	case "customType":
-		f.customType = s.scanField()
+		f.customType, err = s.Value()
 	case "content":
-		f.content, f.contentReadable = s.contentField()
+		_, f.contentReadable, err = contentField(s)
 	case "display":
-		f.display = s.scanField()
+		f.display, err = s.Value()
 	case "label":
-		f.label = s.scanField()
+		f.label, err = s.Value()
 	case "name":
-		f.name = s.scanField()
+		f.name, err = s.Value()
 	case "version":
-		start := s.i
-		f.version = s.scanField()
-		f.versionRaw = s.b[start:s.i]
+		start := s.Pos()
+		f.version, err = s.Value()
+		f.versionRaw = f.line[start:s.Pos()]
 	case "message":
 		f.hasMessage = true
-		f.message = s.message()
+		f.message, err = scanMessage(s)
+	default:
+		_, err = s.Skip()
 	}
+	return err
 }
 
 // reasonField scans reset.reason, which OpenClaw coerces with String(): a
-// one-element array (nested) stringifies to its element. The result is a
-// string field holding String(value) when that is a plain string, else the
-// value's kind.
-func (s *scanner) reasonField() field {
-	if s.peek() != '[' {
-		return s.scanField()
+// one-element array (nested) stringifies to its element. The result is the
+// string when String(value) is a plain string, else the value.
+func reasonField(s *jsonl.Scanner) (jsonl.Field, error) {
+	if s.Peek() != '[' {
+		return s.Value()
 	}
-	var elems []field
-	s.elements(func() {
-		if s.peek() == '[' {
-			elems = append(elems, s.reasonField())
-			return
+	n, only := 0, jsonl.Field{}
+	arr, err := s.Array(func() (err error) {
+		if s.Peek() == '[' {
+			only, err = reasonField(s)
+		} else {
+			only, err = s.Value()
 		}
-		elems = append(elems, s.scanField())
+		n++
+		return err
 	})
-	if len(elems) == 1 && elems[0].kind == kString {
-		return elems[0]
+	if n == 1 && only.IsString() {
+		return only, err
 	}
-	return field{kind: kArray}
+	return arr, err
 }
 
 // contentField scans a content member and reports whether it is readable
 // (a string, or an array whose elements are all objects with a string type).
-func (s *scanner) contentField() (field, bool) {
-	switch s.peek() {
+func contentField(s *jsonl.Scanner) (f jsonl.Field, readable bool, err error) {
+	switch s.Peek() {
 	case '"':
-		return field{kind: kString, tok: s.str()}, true
+		f, err = s.Value()
+		return f, true, err
 	case '[':
-		ok := true
-		s.elements(func() {
-			if !s.blockHasStringType() {
-				ok = false
-			}
+		readable = true
+		f, err = s.Array(func() error {
+			typed, err := blockHasStringType(s)
+			readable = readable && typed
+			return err
 		})
-		return field{kind: kArray}, ok
+		return f, readable, err
 	}
-	return s.scanField(), false
+	f, err = s.Value()
+	return f, false, err
 }
 
 // blockHasStringType scans one array element: an object whose last "type"
 // member is a string.
-func (s *scanner) blockHasStringType() bool {
-	if s.peek() != '{' {
-		s.skip()
-		return false
+func blockHasStringType(s *jsonl.Scanner) (bool, error) {
+	if s.Peek() != '{' {
+		_, err := s.Skip()
+		return false, err
 	}
-	var typ field
-	s.members(func(key token) {
-		if key.is("type") {
-			typ = s.scanField()
+	var typ jsonl.Field
+	_, err := s.Object(func(key string) (err error) {
+		if key == "type" {
+			typ, err = s.Value()
+		} else {
+			_, err = s.Skip()
 		}
+		return err
 	})
-	return typ.kind == kString
+	return typ.IsString(), err
 }
 
-// message scans entry.message.
-func (s *scanner) message() msgScan {
+// scanMessage scans entry.message.
+func scanMessage(s *jsonl.Scanner) (msgScan, error) {
 	var m msgScan
-	if s.peek() != '{' {
-		s.skip()
-		return m
+	if s.Peek() != '{' {
+		_, err := s.Skip()
+		return m, err
 	}
 	m.record = true
-	var role field
-	s.members(func(key token) {
-		if key.escaped {
-			key = token{raw: []byte(key.slowText())}
-		}
-		switch string(key.raw) {
+	var role jsonl.Field
+	_, err := s.Object(func(key string) (err error) {
+		switch key {
 		case "role":
-			role = s.scanField()
+			role, err = s.Value()
 		case "content":
-			m.content, m.readable = s.contentField()
+			m.content, m.readable, err = contentField(s)
 		case "customType":
-			m.customType = s.scanField()
+			m.customType, err = s.Value()
 		case "toolCallId":
-			m.toolCallID = s.scanField()
+			m.toolCallID, err = s.Value()
 		case "toolName":
-			m.toolName = s.scanField()
+			m.toolName, err = s.Value()
 		case "isError":
-			m.isError = s.scanField()
+			m.isError, err = s.Value()
 		case "command":
-			m.command = s.scanField()
+			m.command, err = s.Value()
 		case "output":
-			m.output = s.scanField()
+			m.output, err = s.Value()
+		default:
+			_, err = s.Skip()
 		}
+		return err
 	})
 	m.role = roleOf(role)
-	return m
+	return m, err
 }
 
-func roleOf(f field) roleKind {
-	if f.kind != kString {
+func roleOf(f jsonl.Field) roleKind {
+	if !f.IsString() {
 		return roleNone
 	}
 	switch {
-	case f.tok.is(RoleUser):
+	case f.StrEquals(RoleUser):
 		return roleUser
-	case f.tok.is(RoleAssistant):
+	case f.StrEquals(RoleAssistant):
 		return roleAssistant
-	case f.tok.is(RoleToolResult):
+	case f.StrEquals(RoleToolResult):
 		return roleToolResult
-	case f.tok.is(RoleCustom):
+	case f.StrEquals(RoleCustom):
 		return roleCustom
-	case f.tok.is(RoleBashExecution):
+	case f.StrEquals(RoleBashExecution):
 		return roleBash
-	case f.tok.is("hookMessage"):
+	case f.StrEquals("hookMessage"):
 		return roleHook
 	}
 	return roleOther
 }
 
-// refIn converts a scanned member to a Ref, its string carved from a.
-func refIn(f field, a *arena) Ref {
-	switch f.kind {
-	case kAbsent:
+// refIn converts a scanned member to a Ref, its string carved from a (it
+// never aliases the line).
+func refIn(f jsonl.Field, a *arena) Ref {
+	switch {
+	case !f.Exists():
 		return Ref{}
-	case kNull:
+	case f.IsNull():
 		return Null
-	case kString:
-		if !f.tok.escaped && utf8.Valid(f.tok.raw) {
-			return Str(a.str(f.tok.raw))
+	case f.IsString():
+		if !f.Escaped() && utf8.Valid(f.Raw()) {
+			return Str(a.str(f.Raw()))
 		}
-		return Str(f.tok.slowText())
+		s, _ := f.Str() // decoded into a new string
+		return Str(s)
 	}
 	return Ref{State: RefOther}
 }
 
-func refState(f field) RefState { return refIn(field{kind: f.kind}, nil).State }
+// refState is the state of a reference member.
+func refState(f jsonl.Field) RefState {
+	switch {
+	case !f.Exists():
+		return RefAbsent
+	case f.IsNull():
+		return RefNull
+	case f.IsString():
+		return RefString
+	}
+	return RefOther
+}
 
 // fill derives the envelope from the collected members.
 func (f *entryFields) fill(e *Envelope, a *arena) {
-	ref := func(f field) Ref { return refIn(f, a) }
-	if f.typ.kind == kString {
-		e.Type = entryTypeOf(f.typ.tok)
+	ref := func(f jsonl.Field) Ref { return refIn(f, a) }
+	if f.typ.IsString() {
+		e.Type = entryTypeOf(f.typ)
 	}
 	e.ID, e.ParentID = ref(f.id), ref(f.parentID)
 	e.Timestamp = refState(f.timestamp)
-	e.AppendModeSet = f.appendMode.kind != kAbsent
-	e.Side = f.appendMode.kind == kString && f.appendMode.tok.is("side")
+	e.AppendModeSet = f.appendMode.Exists()
+	e.Side = f.appendMode.StrEquals("side")
 	switch e.Type {
 	case TypeLabel:
 		e.TargetID = ref(f.targetID)
@@ -423,23 +456,23 @@ func (f *entryFields) fill(e *Envelope, a *arena) {
 		e.TargetID, e.AppendParentID = ref(f.targetID), ref(f.appendParentID)
 	case TypeCompaction, TypeReset:
 		e.FirstKeptID = ref(f.firstKeptID)
-		if f.firstKept.kind == kNumber {
-			e.FirstKeptIndex, e.HasFirstKeptIndex = string(f.firstKept.num), true
+		if f.firstKept.IsNumber() {
+			e.FirstKeptIndex, e.HasFirstKeptIndex = string(f.firstKept.Raw()), true
 		}
 	case TypeSession:
-		if f.version.kind != kAbsent {
+		if f.version.Exists() {
 			e.Version = append([]byte(nil), f.versionRaw...)
 		}
 	case TypeCustom:
-		e.ModelSnapshot = f.customType.kind == kString && f.customType.tok.is("model-snapshot")
+		e.ModelSnapshot = f.customType.StrEquals("model-snapshot")
 	}
 	e.FieldsOK = f.fieldsOK(e.Type, false)
 	e.role = f.message.role
 	switch e.Type {
 	case TypeCompaction:
-		e.boundaryOK = f.summary.isStr() && f.tokensBefore.kind == kNumber
+		e.boundaryOK = f.summary.IsString() && f.tokensBefore.IsNumber()
 	case TypeReset:
-		e.boundaryOK = f.reason.kind == kString && validResetReason(f.reason.tok.text())
+		e.boundaryOK = validResetReason(f.reason.StrOr(""))
 	}
 	e.LegacyReadable = e.Type.Canonical() && (e.Type != TypeMessage || f.message.legacyReadable(false))
 	if e.Type == TypeMessage {
@@ -458,28 +491,28 @@ func (f *entryFields) fieldsOK(t EntryType, hookMigrated bool) bool {
 	case TypeMessage:
 		return f.hasMessage && f.message.readableMessage(hookMigrated)
 	case TypeThinkingLevelChange:
-		return f.thinkingLevel.nonEmptyStr()
+		return f.thinkingLevel.NonEmptyString()
 	case TypeModelChange:
-		return f.provider.nonEmptyStr() && f.modelID.nonEmptyStr()
+		return f.provider.NonEmptyString() && f.modelID.NonEmptyString()
 	case TypeCompaction:
-		return f.summary.isStr() && f.firstKeptID.nonEmptyStr() && f.tokensBefore.kind == kNumber
+		return f.summary.IsString() && f.firstKeptID.NonEmptyString() && f.tokensBefore.IsNumber()
 	case TypeReset:
-		return f.reason.kind == kString && validResetReason(f.reason.tok.text()) &&
-			(f.firstKeptID.kind == kAbsent || f.firstKeptID.isStr())
+		return validResetReason(f.reason.StrOr("")) && (!f.firstKeptID.Exists() || f.firstKeptID.IsString())
 	case TypeBranchSummary:
-		return f.fromID.isStr() && f.summary.isStr()
+		return f.fromID.IsString() && f.summary.IsString()
 	case TypeCustom:
-		return f.customType.nonEmptyStr()
+		return f.customType.NonEmptyString()
 	case TypeCustomMessage:
-		return f.customType.nonEmptyStr() && f.contentReadable && (f.display.kind == kTrue || f.display.kind == kFalse)
+		return f.customType.NonEmptyString() && f.contentReadable && f.display.IsBool()
 	case TypeLabel:
-		return f.targetID.nonEmptyStr() && (f.label.kind == kAbsent || f.label.isStr())
+		return f.targetID.NonEmptyString() && (!f.label.Exists() || f.label.IsString())
 	case TypeSessionInfo:
-		return f.name.kind == kAbsent || f.name.isStr()
+		return !f.name.Exists() || f.name.IsString()
 	}
 	return false
 }
 
+// validResetReason reports a reset reason OpenClaw's schema accepts.
 func validResetReason(r string) bool {
 	switch r {
 	case "new", "reset", "idle", "daily", "cron-stale":
@@ -498,11 +531,12 @@ func (m *msgScan) readableMessage(hookMigrated bool) bool {
 	if !m.record {
 		return false
 	}
-	role, customType := m.role, m.customType
+	role := m.role
+	customTypeAbsent, customTypeStr := !m.customType.Exists(), m.customType.IsString()
 	if hookMigrated && role == roleHook {
 		role = roleCustom
-		if customType.falsy() {
-			customType = field{kind: kString, tok: token{raw: []byte("hook")}}
+		if m.customType.Falsy() {
+			customTypeAbsent, customTypeStr = false, true // customType "hook"
 		}
 	}
 	switch role {
@@ -511,16 +545,16 @@ func (m *msgScan) readableMessage(hookMigrated bool) bool {
 	case roleAssistant:
 		return m.readable
 	case roleToolResult:
-		isArray := m.content.kind == kArray || m.content.kind == kString || m.content.kind == kObject
-		return m.toolCallID.isStr() && m.toolName.isStr() &&
-			(m.isError.kind == kTrue || m.isError.kind == kFalse) && isArray
+		k := m.content.Kind()
+		isArray := m.content.Exists() && (k == jsonl.Array || k == jsonl.String || k == jsonl.Object)
+		return m.toolCallID.IsString() && m.toolName.IsString() && m.isError.IsBool() && isArray
 	case roleCustom:
-		if customType.kind == kAbsent && m.readable {
+		if customTypeAbsent && m.readable {
 			return true // normalizePersistedLegacyHookMessage adds customType "hook"
 		}
-		return customType.isStr() && m.readable
+		return customTypeStr && m.readable
 	case roleBash:
-		return m.command.isStr() && m.output.isStr()
+		return m.command.IsString() && m.output.IsString()
 	}
 	return false
 }

@@ -58,7 +58,7 @@ func TestParallelFirstPass(t *testing.T) {
 		for _, batch := range []int{1, 300, 1 << 20} {
 			firstPassBatch = batch
 			par := loader{ids: newArena(64 << 10), header: -1}
-			if err := par.readParallel(bytes.NewReader(data), 3); err != nil {
+			if err := par.readWith(bytes.NewReader(data), 3); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if par.lines != seq.lines || par.malformed != seq.malformed || len(par.recs) != len(seq.recs) {
@@ -88,7 +88,7 @@ func TestParallelFirstPassReadError(t *testing.T) {
 	seq := loader{ids: newArena(64 << 10), header: -1}
 	seqErr := seq.read(input())
 	par := loader{ids: newArena(64 << 10), header: -1}
-	parErr := par.readParallel(input(), 2)
+	parErr := par.readWith(input(), 2)
 	if !errors.Is(parErr, boom) || seqErr == nil || parErr.Error() != seqErr.Error() {
 		t.Fatalf("parallel error %v, sequential %v", parErr, seqErr)
 	}
@@ -120,7 +120,7 @@ func BenchmarkFirstPass(b *testing.B) {
 	})
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("parallel-%d", w), func(b *testing.B) {
-			run(b, func(l *loader) error { return l.readParallel(bytes.NewReader(data), w) })
+			run(b, func(l *loader) error { return l.readWith(bytes.NewReader(data), w) })
 		})
 	}
 }

@@ -1,11 +1,11 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
+	"runtime"
 	"strconv"
 	"unicode/utf8"
 
@@ -156,16 +156,11 @@ type Transcript struct {
 	header   int
 }
 
-// Tree returns the navigation tree; node i is the i-th parsed line.
-func (t *Transcript) Tree() *Tree { return t.tree }
-
-// Load reads a transcript the way OpenClaw's replay loads it. It keeps only
-// envelopes (no message is decoded); [Transcript.Context] reads the lines
-// it needs again. A *[LoaderError] reports a file OpenClaw itself throws on.
-func Load(r io.Reader) (*Transcript, error) { return load(r, inputSize(r)) }
-
-// load is Load with the input's size when known (0 if not), which only
-// sizes the record list.
+// load reads a transcript the way OpenClaw's replay loads it. It keeps only
+// envelopes (no message is decoded); the context reads the lines it needs
+// again. A *[LoaderError] reports a file OpenClaw itself throws on. size is
+// the input's size when known (0 if not), which sizes the record list and
+// chooses the parallel first pass.
 func load(r io.Reader, size int64) (*Transcript, error) {
 	l := loader{ids: newArena(64 << 10), header: -1, size: size}
 	if err := l.read(r); err != nil {
@@ -185,32 +180,92 @@ func load(r io.Reader, size int64) (*Transcript, error) {
 // line loses leading and the last line trailing JavaScript whitespace, a
 // byte order mark included), split on "\n", blank lines are skipped and the
 // others go through JSON.parse; failures are counted. Large inputs are
-// judged on every CPU (see readParallel), with the same result.
+// judged on several CPUs (jsonl's batch pipeline), with the same result:
+// the verdicts are applied in file order.
 func (l *loader) read(r io.Reader) error {
-	if l.size >= minParallelBytes && firstPassWorkers() > 1 {
-		return l.readParallel(r, firstPassWorkers())
+	workers := 1
+	if l.size >= minParallelBytes {
+		workers = firstPassWorkers()
 	}
-	rd := jsonl.NewReader(r)
+	return l.readWith(r, workers)
+}
+
+// readWith is read with workers goroutines judging lines.
+func (l *loader) readWith(r io.Reader, workers int) error {
 	var acc verdicts
 	acc.recs.size = l.size
 	defer func() { l.recs = acc.finish() }()
 	first := true
-	for {
-		line, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("reading line %d: %w", l.lines+1, err)
-		}
-		l.lines = line.Num
-		if line.Blank {
-			continue
-		}
-		acc.apply(&l.malformed, judgeLine(line.Bytes, line.Offset, line.Num, first, l.ids))
-		first = false
+	err := jsonl.RunBatches(r, jsonl.Pipeline[judgedLines]{
+		Workers:   workers,
+		SizeHint:  l.size,
+		BatchSize: firstPassBatch,
+		NewWorker: func() func(*jsonl.Batch[judgedLines]) {
+			ids := newArena(64 << 10) // records keep strings from here
+			var s jsonl.Scanner
+			return func(b *jsonl.Batch[judgedLines]) { b.Out.judge(b, &s, ids) }
+		},
+		Consume: func(b *jsonl.Batch[judgedLines]) error {
+			if first && len(b.Out.verdicts) > 0 {
+				first = false
+				l.judgeFirst(b)
+			}
+			for _, v := range b.Out.verdicts {
+				acc.apply(&l.malformed, v)
+			}
+			if b.Out.last > 0 {
+				l.lines = b.Out.last
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("reading line %d: %w", l.lines+1, err)
 	}
 	return nil
+}
+
+// firstPassWorkers is how many goroutines judge the lines of a large
+// input (a test seam).
+var firstPassWorkers = func() int { return min(runtime.GOMAXPROCS(0), 4) }
+
+// firstPassBatch is the input the first pass reads per batch (0: jsonl's
+// default; a variable for tests).
+var firstPassBatch = 0
+
+// judgedLines is a batch's verdicts: one per non-blank line.
+type judgedLines struct {
+	verdicts []lineVerdict
+	last     int // number of the batch's last line (0: the batch has none)
+}
+
+// judge judges the non-blank lines of b as lines other than the file's
+// first (see [loader.judgeFirst]).
+func (o *judgedLines) judge(b *jsonl.Batch[judgedLines], s *jsonl.Scanner, ids *arena) {
+	clear(o.verdicts) // drop the records' strings
+	o.verdicts, o.last = o.verdicts[:0], 0
+	for ln := range b.Lines {
+		o.last = ln.Num
+		if !ln.Blank {
+			o.verdicts = append(o.verdicts, judgeLine(s, ln.Bytes, ln.Offset, ln.Num, false, ids))
+		}
+	}
+}
+
+// judgeFirst judges again the first non-blank line of b, the file's first,
+// whose leading JavaScript whitespace the file's trim removes; a worker
+// could not know it was the first.
+func (l *loader) judgeFirst(b *jsonl.Batch[judgedLines]) {
+	for ln := range b.Lines {
+		if ln.Blank {
+			continue
+		}
+		if leadingJSSpace(ln.Bytes) > 0 {
+			var s jsonl.Scanner
+			b.Out.verdicts[0] = judgeLine(&s, ln.Bytes, ln.Offset, ln.Num, true, l.ids)
+		}
+		return
+	}
 }
 
 // verdictKind is what JSON.parse makes of a non-blank line.
@@ -228,20 +283,23 @@ type lineVerdict struct {
 	rec  record
 }
 
-// judgeLine parses one non-blank line (the file's first when first: its
-// leading whitespace is trimmed) and scans its envelope, keeping strings in
-// ids.
-func judgeLine(b []byte, off int64, num int, first bool, ids *arena) lineVerdict {
+// judgeLine judges one non-blank line with s (the file's first when
+// first: its leading whitespace is trimmed) and scans its envelope,
+// keeping strings in ids. One validating scan gives JSON.parse's verdict
+// and the envelope.
+func judgeLine(s *jsonl.Scanner, b []byte, off int64, num int, first bool, ids *arena) lineVerdict {
 	if first {
 		k := leadingJSSpace(b)
 		b, off = b[k:], off+int64(k)
 	}
-	if jsonl.Valid(b) {
-		return lineVerdict{kind: lineValid, rec: recordOf(scanEnvelope(b, ids), b, off, num)}
+	if e, err := scanEnvelope(s, b, ids); err == nil {
+		return lineVerdict{kind: lineValid, rec: recordOf(e, b, off, num)}
 	}
-	if k := trailingJSSpace(b); k > 0 && jsonl.Valid(b[:len(b)-k]) {
+	if k := trailingJSSpace(b); k > 0 {
 		b = b[:len(b)-k]
-		return lineVerdict{kind: lineValidTrimmed, rec: recordOf(scanEnvelope(b, ids), b, off, num)}
+		if e, err := scanEnvelope(s, b, ids); err == nil {
+			return lineVerdict{kind: lineValidTrimmed, rec: recordOf(e, b, off, num)}
+		}
 	}
 	return lineVerdict{kind: lineInvalid}
 }
@@ -616,20 +674,4 @@ func (r *record) opaqueNode() Node {
 		return r.node(NodeLink)
 	}
 	return r.node(NodeInert)
-}
-
-// NodeOf classifies one line for a [Tree] as the loader does in a current
-// (version 3 or later) file: a canonical entry the entry codec accepts, a
-// leaf row, another record with id and parentId, or an inert line (headers
-// included). It is what a streaming checker can do line by line; [Load]
-// additionally migrates files without a header or below version 3.
-func NodeOf(e Envelope, line int) Node {
-	r := recordOf(e, nil, 0, line)
-	switch {
-	case r.typ == TypeSession:
-		return r.node(NodeInert)
-	case r.indexed():
-		return r.node(NodeEntry)
-	}
-	return r.opaqueNode()
 }

@@ -177,9 +177,6 @@ func (t *Tree) Grow(n int) {
 	t.byID.reserve(len(t.nodes) + n)
 }
 
-// Len is the number of nodes added.
-func (t *Tree) Len() int { return len(t.nodes) }
-
 // ID returns the id of the i-th added node ("" for an inert node).
 func (t *Tree) ID(i int) string { return t.nodes[i].id }
 
@@ -582,15 +579,8 @@ type Path struct {
 	Cycle bool
 }
 
-// Branch is getBranch(): the path from the active leaf to its root.
-func (t *Tree) Branch() Path {
-	if !t.leaf.ok {
-		return Path{}
-	}
-	return t.BranchFrom(t.leaf.s)
-}
-
-// branchNodes is Branch without Path.Parents.
+// branchNodes is getBranch(): the path from the active leaf to its root,
+// without Path.Parents.
 func (t *Tree) branchNodes() Path {
 	if !t.leaf.ok {
 		return Path{}
@@ -598,11 +588,9 @@ func (t *Tree) branchNodes() Path {
 	return t.walk(t.leaf.s, false)
 }
 
-// BranchFrom walks from id to its root. Unknown ids met on the way end the
-// walk (the reachable suffix is kept); a repeated id ends it too.
-func (t *Tree) BranchFrom(id string) Path { return t.walk(id, true) }
-
-// walk is BranchFrom; without parents it leaves Path.Parents nil.
+// walk walks from id to its root. Unknown ids met on the way end the walk
+// (the reachable suffix is kept); a repeated id ends it too. Without
+// parents it leaves Path.Parents nil.
 func (t *Tree) walk(id string, parents bool) Path {
 	// A branch is usually most of the file: room for every node saves the
 	// copies of growing the lists (at most 24 bytes a node).

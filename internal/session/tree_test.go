@@ -1,19 +1,13 @@
 package session
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
-
-	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
-	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // entry, side, link and leafRow build nodes for the tree tests.
@@ -149,45 +143,6 @@ func TestTreeCycleFlag(t *testing.T) {
 	}
 	if _, ok := tr.BranchCut(); ok {
 		t.Error("a cycle is not a missing-parent cut")
-	}
-}
-
-// TestNodeOfMatchesLoad: a checker that streams a current-version file and
-// classifies each line with NodeOf gets the loader's leaf and branch.
-func TestNodeOfMatchesLoad(t *testing.T) {
-	files := sessiontest.ConformanceCases(t)
-	more, _ := filepath.Glob("testdata/cases/*.jsonl")
-	checked := 0
-	for _, name := range append(files, more...) {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := Load(bytes.NewReader(data))
-		if err != nil || tr.Migrated {
-			continue // migrated files are renumbered as a whole
-		}
-		stream := NewTree(0)
-		lines, _ := jsonl.ReadAll(bytes.NewReader(data))
-		for _, l := range lines {
-			b := l.Bytes
-			if l.Blank {
-				continue
-			}
-			if !jsonl.Valid(b) { // the whole-file trim may rescue the first and last line
-				b = b[leadingJSSpace(b) : len(b)-trailingJSSpace(b)]
-			}
-			if jsonl.Valid(b) {
-				stream.Add(NodeOf(ScanEnvelope(b), l.Num))
-			}
-		}
-		if got, want := branchLines(stream), branchLines(tr.Tree()); !slices.Equal(got, want) {
-			t.Errorf("%s: streamed branch lines %v, loader's %v", name, got, want)
-		}
-		checked++
-	}
-	if checked < 50 {
-		t.Fatalf("only %d files checked", checked)
 	}
 }
 

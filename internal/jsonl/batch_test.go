@@ -1,4 +1,4 @@
-package repair
+package jsonl
 
 import (
 	"bytes"
@@ -8,13 +8,11 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-
-	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
-// readerLines is what jsonl.Reader yields for data, and its error.
-func readerLines(r io.Reader) ([]jsonl.Line, error) {
-	lines, err := jsonl.ReadAll(r)
+// readerLines is what Reader yields for data, and its error.
+func readerLines(r io.Reader) ([]Line, error) {
+	lines, err := ReadAll(r)
 	for i := range lines {
 		if len(lines[i].Bytes) == 0 {
 			lines[i].Bytes = nil
@@ -25,14 +23,14 @@ func readerLines(r io.Reader) ([]jsonl.Line, error) {
 
 // pipelineLines runs RunBatches over r with a worker that copies every
 // line and a consumer that checks batches arrive in order.
-func pipelineLines(t *testing.T, r io.Reader, workers int, sizeHint int64) ([]jsonl.Line, error) {
+func pipelineLines(t *testing.T, r io.Reader, workers int, sizeHint int64) ([]Line, error) {
 	t.Helper()
-	var out []jsonl.Line
-	err := RunBatches(r, Pipeline[[]jsonl.Line]{
+	var out []Line
+	err := RunBatches(r, Pipeline[[]Line]{
 		Workers:  workers,
 		SizeHint: sizeHint,
-		NewWorker: func() func(*Batch[[]jsonl.Line]) {
-			return func(b *Batch[[]jsonl.Line]) {
+		NewWorker: func() func(*Batch[[]Line]) {
+			return func(b *Batch[[]Line]) {
 				b.Out = b.Out[:0]
 				for l := range b.Lines {
 					l.Bytes = bytes.Clone(l.Bytes)
@@ -40,7 +38,7 @@ func pipelineLines(t *testing.T, r io.Reader, workers int, sizeHint int64) ([]js
 				}
 			}
 		},
-		Consume: func(b *Batch[[]jsonl.Line]) error {
+		Consume: func(b *Batch[[]Line]) error {
 			if len(b.Out) > 0 && len(out) > 0 && b.Out[0].Num != out[len(out)-1].Num+1 {
 				t.Fatalf("batch starts at line %d after line %d", b.Out[0].Num, out[len(out)-1].Num)
 			}
@@ -57,7 +55,7 @@ func pipelineLines(t *testing.T, r io.Reader, workers int, sizeHint int64) ([]js
 }
 
 // TestRunBatchesSplitsLikeReader: for any number of workers, size hint and
-// read sizes, the pipeline yields jsonl.Reader's lines (numbers, offsets,
+// read sizes, the pipeline yields Reader's lines (numbers, offsets,
 // CR, final newline, blank flag), including lines longer than a batch.
 func TestRunBatchesSplitsLikeReader(t *testing.T) {
 	long := strings.Repeat("x", 3*batchSize+17)
@@ -88,7 +86,7 @@ func TestRunBatchesSplitsLikeReader(t *testing.T) {
 						t.Fatalf("%s: %v", name, err)
 					}
 					if !reflect.DeepEqual(got, want) {
-						t.Fatalf("%s, %s reads, %d workers, hint %d: %d lines, jsonl.Reader has %d", name, rname, workers, hint, len(got), len(want))
+						t.Fatalf("%s, %s reads, %d workers, hint %d: %d lines, Reader has %d", name, rname, workers, hint, len(got), len(want))
 					}
 				}
 			}
@@ -98,7 +96,7 @@ func TestRunBatchesSplitsLikeReader(t *testing.T) {
 
 // TestRunBatchesReadError: a read error is returned after the whole lines
 // read before it were consumed; the incomplete line is dropped, as
-// jsonl.Reader drops it.
+// Reader drops it.
 func TestRunBatchesReadError(t *testing.T) {
 	boom := errors.New("boom")
 	data := strings.Repeat("{\"a\":1}\n", 1000) + `{"incomplete`
@@ -110,7 +108,7 @@ func TestRunBatchesReadError(t *testing.T) {
 		}
 		want, rerr := readerLines(io.MultiReader(strings.NewReader(data), iotest.ErrReader(boom)))
 		if !errors.Is(rerr, boom) || !reflect.DeepEqual(got, want) {
-			t.Fatalf("%d workers: %d lines before the error, jsonl.Reader has %d (%v)", workers, len(got), len(want), rerr)
+			t.Fatalf("%d workers: %d lines before the error, Reader has %d (%v)", workers, len(got), len(want), rerr)
 		}
 	}
 }

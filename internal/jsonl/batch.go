@@ -1,0 +1,244 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// The batch pipeline spreads per-line work over the CPUs while the
+// ordered work stays in line order: the input is cut into batches of whole
+// lines, workers fill each batch's output in any order, and one consumer
+// sees the batches in input order. The repair classifier, check's facts
+// and the session loader's first pass all run on it ([RunBatches]), so
+// their results do not depend on the number of workers.
+
+// batchSize is the input read per batch: large enough that the hand-offs
+// cost nothing, small enough that the batches in flight stay a few MiB.
+const batchSize = 1 << 20
+
+// batchesInFlight bounds the batches read ahead of the in-order consumer,
+// per worker, which bounds memory.
+const batchesInFlight = 3
+
+// keptBatchBytes: a batch buffer grown past this by a long line is left to
+// the garbage collector after use rather than kept for the rest of the
+// input.
+const keptBatchBytes = 4 * batchSize
+
+// Batch is a run of whole lines of the input, read into one buffer (the
+// only copy the pipeline makes), and Out, what the workers computed for
+// them. A Batch and its Out are reused for later batches: a worker
+// overwrites Out (keeping its slices' capacity) and the consumer must not
+// keep references into the batch's lines past its call.
+type Batch[T any] struct {
+	data   []byte
+	num    int   // number of the line before the first one
+	offset int64 // input offset of data[0]
+	err    error // a read error after data
+	Out    T
+	done   chan struct{}
+}
+
+// Lines yields the batch's lines, split exactly as [Reader] splits
+// them (numbers and offsets are the input's).
+func (b *Batch[T]) Lines(yield func(Line) bool) {
+	data, num, off := b.data, b.num, b.offset
+	for len(data) > 0 {
+		l := Line{Num: num + 1, Offset: off}
+		end := bytes.IndexByte(data, '\n')
+		next := end + 1
+		if end < 0 {
+			end, next = len(data), len(data)
+		} else {
+			l.Newline = true
+		}
+		line := data[:end]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			l.CR, line = true, line[:n-1]
+		}
+		l.Bytes, l.Blank = line, IsBlank(line)
+		if !yield(l) {
+			return
+		}
+		data, num, off = data[next:], num+1, off+int64(next)
+	}
+}
+
+// Pipeline says how [RunBatches] runs.
+type Pipeline[T any] struct {
+	// Workers is the number of goroutines running the per-batch work; 1 (or
+	// less) runs everything on the caller's goroutine, with no hand-offs.
+	Workers int
+	// SizeHint is the input's size when known (otherwise 0 or negative): a
+	// small input gets a buffer its size instead of a full batch.
+	SizeHint int64
+	// BatchSize is the input read per batch (0 or less: 1 MiB). A line
+	// longer than that makes its batch grow to hold it.
+	BatchSize int
+	// NewWorker returns one worker's function (called once per worker, so
+	// the function may own state, such as a scanner). It fills b.Out from
+	// b's lines; it may run on any goroutine and in any order.
+	NewWorker func() func(b *Batch[T])
+	// Consume sees every batch after its work, in input order, on the
+	// caller's goroutine. An error stops the pipeline and is returned.
+	Consume func(b *Batch[T]) error
+}
+
+// RunBatches reads r in batches of whole lines, runs p's work on each and
+// consumes them in order. A read error is returned after the batch of the
+// whole lines read before it was consumed (the incomplete line is dropped,
+// as [Reader] drops it).
+func RunBatches[T any](r io.Reader, p Pipeline[T]) error {
+	size := batchSize
+	if p.BatchSize > 0 {
+		size = p.BatchSize
+	}
+	rd := &batchReader[T]{r: r, size: size}
+	if p.SizeHint > 0 && p.SizeHint < int64(size) {
+		rd.size = int(p.SizeHint) + 1 // room to see the end of the input in one read
+	}
+	if p.Workers <= 1 {
+		return runInline(rd, p)
+	}
+	return runParallel(rd, p)
+}
+
+// runInline reads, works and consumes one batch at a time.
+func runInline[T any](rd *batchReader[T], p Pipeline[T]) error {
+	work := p.NewWorker()
+	var b *Batch[T]
+	for {
+		if b == nil || cap(b.data) > keptBatchBytes {
+			b = &Batch[T]{}
+		}
+		last := rd.next(b)
+		work(b)
+		if err := p.Consume(b); err != nil {
+			return err
+		}
+		if last {
+			return b.err
+		}
+	}
+}
+
+// runParallel reads on one goroutine, works on p.Workers goroutines and
+// consumes on the caller's.
+func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
+	n := p.Workers * batchesInFlight
+	work := make(chan *Batch[T], n)
+	order := make(chan *Batch[T], n)
+	free := make(chan *Batch[T], n+2)
+	for range p.Workers {
+		do := p.NewWorker()
+		go func() {
+			for b := range work {
+				do(b)
+				close(b.done)
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(work)
+		defer close(order)
+		for {
+			b := takeBatch(free)
+			last := rd.next(b)
+			b.done = make(chan struct{})
+			select {
+			case order <- b:
+			case <-stop:
+				return
+			}
+			work <- b
+			if last {
+				return
+			}
+		}
+	}()
+	for b := range order {
+		<-b.done
+		if err := p.Consume(b); err != nil {
+			return err
+		}
+		if b.err != nil {
+			return b.err
+		}
+		recycle(b, free)
+	}
+	return nil
+}
+
+// batchReader cuts an input into batches of whole lines.
+type batchReader[T any] struct {
+	r      io.Reader
+	size   int    // buffer size of a batch
+	carry  []byte // the incomplete line at the end of the last read
+	num    int
+	offset int64
+}
+
+// next fills b with the next run of whole lines (reusing its buffer when it
+// is big enough) and reports whether it is the last batch: the end of the
+// input, whose last line may lack a newline, or a read error (b.err).
+func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
+	b.err = nil
+	if size := max(rd.size, 2*len(rd.carry)); cap(b.data) < size {
+		b.data = make([]byte, 0, size)
+	}
+	data := append(b.data[:0], rd.carry...)
+	for {
+		n, err := io.ReadFull(rd.r, data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		cut := len(data)
+		switch {
+		case err == nil:
+			cut = bytes.LastIndexByte(data, '\n') + 1
+			if cut == 0 { // a line longer than the buffer: read on in a bigger one
+				grown := make([]byte, len(data), 2*cap(data))
+				copy(grown, data)
+				data = grown
+				continue
+			}
+		case !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
+			b.err = err
+			cut = bytes.LastIndexByte(data, '\n') + 1
+		}
+		b.data, b.num, b.offset = data[:cut], rd.num, rd.offset
+		if err == nil {
+			rd.carry = append(rd.carry[:0], data[cut:]...)
+			if cap(rd.carry) > keptBatchBytes && len(rd.carry) < batchSize {
+				rd.carry = append([]byte(nil), rd.carry...) // do not keep a giant line's buffer
+			}
+		}
+		rd.num += bytes.Count(b.data, []byte{'\n'})
+		rd.offset += int64(cut)
+		return err != nil
+	}
+}
+
+// takeBatch reuses a consumed batch (its buffer and Out) when there is one.
+func takeBatch[T any](free chan *Batch[T]) *Batch[T] {
+	select {
+	case b := <-free:
+		return b
+	default:
+	}
+	return &Batch[T]{}
+}
+
+// recycle keeps a consumed batch for reuse, unless it grew for a huge line
+// (its buffer is then left to the garbage collector).
+func recycle[T any](b *Batch[T], free chan *Batch[T]) {
+	if cap(b.data) > keptBatchBytes {
+		return
+	}
+	b.data, b.err = b.data[:0], nil
+	select {
+	case free <- b:
+	default:
+	}
+}

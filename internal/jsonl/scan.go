@@ -1,0 +1,525 @@
+package jsonl
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Scanner is the one envelope scanner: it walks a line token by token,
+// accepting exactly what JSON.parse accepts, without building values. Its
+// callers walk the objects and arrays they care about (Object, Array),
+// note the values they want as [Field]s (Value) and skip the rest (Skip):
+// the repair classifier notes the fields its rules read, the session
+// loader the envelope of each entry. A Scanner is reused from line to line
+// (its stack keeps its capacity).
+//
+// Where a value is expected the cursor rests on its first byte (white
+// space is stepped over), so a caller can Peek at its kind.
+type Scanner struct {
+	d           []byte
+	i           int
+	stack       []byte
+	lastEscaped bool // the last string scanned had a backslash
+	overflow    bool // a number outside float64's range
+	badUTF8     bool // a string holds invalid UTF-8
+}
+
+// ErrScan is the Scanner's only error: JSON.parse rejects the line. Ask
+// [Validate] for the precise complaint.
+var ErrScan = errors.New("invalid JSON")
+
+// Reset starts the scan of d.
+func (s *Scanner) Reset(d []byte) {
+	*s = Scanner{d: d, stack: s.stack[:0]}
+	s.space()
+}
+
+// End checks that only white space follows the value just scanned.
+func (s *Scanner) End() error {
+	s.space()
+	if s.i < len(s.d) {
+		return ErrScan
+	}
+	return nil
+}
+
+// Overflow reports a number outside float64's range in what was scanned
+// (JSON.stringify would write it as null).
+func (s *Scanner) Overflow() bool { return s.overflow }
+
+// BadUTF8 reports a string with invalid UTF-8 in what was scanned (only
+// strings can hold bytes that are not ASCII, so the line is valid UTF-8
+// otherwise).
+func (s *Scanner) BadUTF8() bool { return s.badUTF8 }
+
+// Peek is the byte at the cursor, 0 at the end of the line.
+func (s *Scanner) Peek() byte {
+	if s.i < len(s.d) {
+		return s.d[s.i]
+	}
+	return 0
+}
+
+// Pos is the cursor's offset in the line.
+func (s *Scanner) Pos() int { return s.i }
+
+func (s *Scanner) space() {
+	for s.i < len(s.d) {
+		switch s.d[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// Object scans the object at the cursor (a '{'), calling member for each
+// member with the cursor on its value; member must consume the value
+// (Value, Skip, Object or Array). It returns the object as a Field.
+func (s *Scanner) Object(member func(key string) error) (Field, error) {
+	obj, empty := s.enter()
+	if empty {
+		return obj, nil
+	}
+	for {
+		key, err := s.key()
+		if err != nil {
+			return obj, err
+		}
+		if err := member(key); err != nil {
+			return obj, err
+		}
+		if more, err := s.next('}'); !more || err != nil {
+			return obj, err
+		}
+	}
+}
+
+// Array scans the array at the cursor (a '['), calling elem for each
+// element with the cursor on it; elem must consume the element. It returns
+// the array as a Field.
+func (s *Scanner) Array(elem func() error) (Field, error) {
+	arr, empty := s.enter()
+	if empty {
+		return arr, nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return arr, err
+		}
+		if more, err := s.next(']'); !more || err != nil {
+			return arr, err
+		}
+	}
+}
+
+// enter steps into the object or array at the cursor and returns it as a
+// Field. empty reports a container without members or elements (its
+// closing byte is then consumed too); otherwise a key (an object) or the
+// first element (an array) comes next.
+func (s *Scanner) enter() (f Field, empty bool) {
+	f = Field{kind: Object, present: true}
+	if s.d[s.i] == '[' {
+		f.kind = Array
+	}
+	close := s.d[s.i] + 2 // '}' and ']' are '{'+2 and '['+2
+	s.i++
+	s.space()
+	if s.i < len(s.d) && s.d[s.i] == close {
+		s.i++
+		return f, true
+	}
+	return f, false
+}
+
+// next steps over what follows a member or element of the container being
+// scanned: a comma (true: another one comes) or the closing byte close,
+// '}' or ']' (false).
+func (s *Scanner) next(close byte) (bool, error) {
+	s.space()
+	if s.i >= len(s.d) {
+		return false, ErrScan
+	}
+	switch s.d[s.i] {
+	case ',':
+		s.i++
+		s.space()
+		return true, nil
+	case close:
+		s.i++
+		return false, nil
+	}
+	return false, ErrScan
+}
+
+// key scans a member's name and its colon and returns the name as
+// JSON.parse decodes it; it aliases the line unless the name has escapes.
+func (s *Scanner) key() (string, error) {
+	body, escaped, err := s.memberKey()
+	if err != nil {
+		return "", err
+	}
+	if !escaped {
+		return unsafe.String(unsafe.SliceData(body), len(body)), nil
+	}
+	return decodeBody(body, true), nil
+}
+
+// Value scans any value at the cursor and returns it as a Field. A caller
+// noting members keeps the last of duplicate keys, as JSON.parse does.
+func (s *Scanner) Value() (Field, error) {
+	start := s.i
+	kind, err := s.Skip()
+	if err != nil {
+		return Field{}, err
+	}
+	f := Field{text: s.d[start:s.i], kind: kind, present: true}
+	if kind == String {
+		f.text = s.d[start+1 : s.i-1]
+		f.escaped = s.lastEscaped
+	}
+	return f, nil
+}
+
+// Skip validates one value of any kind at the cursor (nesting limited
+// only by memory) and returns its kind.
+func (s *Scanner) Skip() (Kind, error) {
+	base := len(s.stack)
+	var kind Kind
+	first := true
+	for {
+		if s.i >= len(s.d) {
+			return 0, ErrScan
+		}
+		var k Kind
+		switch c := s.d[s.i]; {
+		case c == '{' || c == '[':
+			k = Object
+			if c == '[' {
+				k = Array
+			}
+			if first {
+				kind, first = k, false
+			}
+			s.i++
+			s.space()
+			if s.i < len(s.d) && s.d[s.i] == c+2 { // '}' and ']' are '{'+2 and '['+2
+				s.i++
+				break
+			}
+			s.stack = append(s.stack, c)
+			if c == '{' {
+				if _, _, err := s.memberKey(); err != nil {
+					return 0, err
+				}
+			}
+			continue
+		case c == '"':
+			k = String
+			if _, err := s.str(); err != nil {
+				return 0, err
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			k = Number
+			if err := s.number(); err != nil {
+				return 0, err
+			}
+		case c == 't':
+			k = Bool
+			if err := s.lit("true"); err != nil {
+				return 0, err
+			}
+		case c == 'f':
+			k = Bool
+			if err := s.lit("false"); err != nil {
+				return 0, err
+			}
+		case c == 'n':
+			k = Null
+			if err := s.lit("null"); err != nil {
+				return 0, err
+			}
+		default:
+			return 0, ErrScan
+		}
+		if first {
+			kind, first = k, false
+		}
+		// After a complete value: closers and at most one comma.
+		for {
+			if len(s.stack) == base {
+				return kind, nil
+			}
+			s.space()
+			if s.i >= len(s.d) {
+				return 0, ErrScan
+			}
+			top := s.stack[len(s.stack)-1]
+			c := s.d[s.i]
+			if c == ',' {
+				s.i++
+				s.space()
+				if top == '{' {
+					if _, _, err := s.memberKey(); err != nil {
+						return 0, err
+					}
+				}
+				break
+			}
+			if c != top+2 {
+				return 0, ErrScan
+			}
+			s.i++
+			s.stack = s.stack[:len(s.stack)-1]
+		}
+	}
+}
+
+// memberKey scans `"key" :` and returns the key's raw text and whether it
+// holds an escape.
+func (s *Scanner) memberKey() (key []byte, escaped bool, err error) {
+	if s.i >= len(s.d) || s.d[s.i] != '"' {
+		return nil, false, ErrScan
+	}
+	start := s.i + 1
+	if escaped, err = s.str(); err != nil {
+		return nil, false, err
+	}
+	key = s.d[start : s.i-1]
+	s.space()
+	if s.i >= len(s.d) || s.d[s.i] != ':' {
+		return nil, false, ErrScan
+	}
+	s.i++
+	s.space()
+	return key, escaped, nil
+}
+
+func (s *Scanner) lit(l string) error {
+	if len(s.d)-s.i >= len(l) && string(s.d[s.i:s.i+len(l)]) == l {
+		s.i += len(l)
+		return nil
+	}
+	return ErrScan
+}
+
+// number scans a JSON number and notes one that overflows float64.
+func (s *Scanner) number() error {
+	d := s.d
+	start, i := s.i, s.i
+	if d[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(d):
+		return ErrScan
+	case d[i] == '0':
+		i++
+	case d[i] >= '1' && d[i] <= '9':
+		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	default:
+		return ErrScan
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return ErrScan
+		}
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	}
+	exp := false
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		exp = true
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return ErrScan
+		}
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	}
+	s.i = i
+	// Only an exponent or more than 308 digits can leave float64's range.
+	if (exp || i-start > 308) && !s.overflow {
+		f, _ := strconv.ParseFloat(string(d[start:i]), 64)
+		s.overflow = math.IsInf(f, 0)
+	}
+	return nil
+}
+
+// SWAR constants for the string scan: a word has a byte < 0x20, '"' or '\\'.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// stopMask flags (bit 7 of the byte) the bytes of w that end the fast
+// part of a string scan: '"', '\\' and control characters. Bytes above the
+// lowest flagged one may be flagged wrongly (borrows), so only the lowest
+// flag is exact, which is all str needs.
+func stopMask(w uint64) uint64 {
+	ctl := (w - lsb*0x20) &^ w
+	q := w ^ (lsb * '"')
+	q = (q - lsb) &^ q
+	b := w ^ (lsb * '\\')
+	b = (b - lsb) &^ b
+	return (ctl | q | b) & msb
+}
+
+// stopByte marks the bytes that end the fast part of a string scan.
+var stopByte = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// exactStops flags (bit 7 of the byte) exactly the bytes of w that are
+// '"', '\\', control characters or not ASCII.
+func exactStops(w uint64) uint64 {
+	ctlOrHigh := (^(w&^msb + lsb*0x60) | w) & msb
+	return eqMask(w, '"') | eqMask(w, '\\') | ctlOrHigh
+}
+
+// eqMask flags (bit 7) exactly the bytes of w equal to c.
+func eqMask(w uint64, c byte) uint64 {
+	x := w ^ (lsb * uint64(c))
+	return ^(x&^msb + lsb*0x7F | x) & msb
+}
+
+// simpleEscape marks the bytes that make a two-byte escape.
+var simpleEscape = func() (t [256]bool) {
+	for _, c := range `"\\/bfnrt` {
+		t[c] = true
+	}
+	return t
+}()
+
+// escapeLen is the length of a valid escape by the byte after the
+// backslash (0: invalid; \u is followed by four hex digits).
+var escapeLen = func() (t [256]uint8) {
+	for _, c := range `"\\/bfnrt` {
+		t[c] = 2
+	}
+	t['u'] = 6
+	return t
+}()
+
+// str scans a string at s.i (its opening quote) and leaves s.i after the
+// closing quote; escaped reports a backslash in the body. A body with
+// invalid UTF-8 sets s.badUTF8 (non-ASCII bytes can only appear inside
+// strings, so the strings decide whether the whole line is valid UTF-8).
+//
+// Transcript text is dense with escapes (one every twenty-odd bytes) and
+// has some non-ASCII text. A word without any of them costs one cheap test
+// (stopMask); in a word with some, exactStops flags each, and the simple
+// escapes and common characters that end inside the word are stepped over
+// with bit operations; anything else goes to the general switch below.
+func (s *Scanner) str() (escaped bool, err error) {
+	d := s.d
+	i := s.i + 1
+word:
+	for {
+		if i+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[i:])
+			if stopMask(w)|w&msb == 0 {
+				i += 8
+				continue
+			}
+			// Simple escapes and three-byte characters that end within the
+			// word are consumed here, several per word, off the general
+			// path: each costs a few bit operations, not a branch miss.
+			base, e := i, exactStops(w)
+		events:
+			for {
+				if e == 0 {
+					i = base + 8
+					continue word
+				}
+				k := bits.TrailingZeros64(e) >> 3
+				p := base + k
+				switch c := d[p]; {
+				case c == '\\' && k < 7 && simpleEscape[d[p+1]]:
+					escaped = true
+					e &^= 1<<(8*k+16) - 1 // the backslash and the byte it escapes
+				case c >= 0xE1 && c <= 0xEC && k < 6 && d[p+1]&0xC0 == 0x80 && d[p+2]&0xC0 == 0x80:
+					e &^= 1<<(8*k+24) - 1
+				default:
+					i = p
+					break events
+				}
+			}
+		} else {
+			for i < len(d) && d[i] < utf8.RuneSelf && !stopByte[d[i]] {
+				i++
+			}
+			if i >= len(d) {
+				return false, ErrScan
+			}
+		}
+		switch c := d[i]; {
+		case c >= 0xE1 && c <= 0xEC && i+2 < len(d) && d[i+1]&0xC0 == 0x80 && d[i+2]&0xC0 == 0x80:
+			i += 3 // the common three-byte form (most CJK), decided inline
+		case c >= utf8.RuneSelf:
+			n := utf8Len(d[i:])
+			if n == 0 {
+				s.badUTF8, n = true, 1
+			}
+			i += n
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(d) {
+				return false, ErrScan
+			}
+			n := int(escapeLen[d[i+1]])
+			if n == 0 || n == 6 && (i+6 > len(d) || !isHex4(d[i+2:i+6])) {
+				return false, ErrScan
+			}
+			i += n
+		case c == '"':
+			s.i = i + 1
+			s.lastEscaped = escaped
+			return escaped, nil
+		default:
+			return false, ErrScan // a raw control character
+		}
+	}
+}
+
+// utf8Len is the length of the well-formed UTF-8 sequence at the start
+// of b (whose first byte is not ASCII), or 0 when it is ill-formed. The
+// common two- and three-byte forms are decided inline.
+func utf8Len(b []byte) int {
+	c := b[0]
+	switch {
+	case c >= 0xC2 && c <= 0xDF && len(b) >= 2 && b[1]&0xC0 == 0x80:
+		return 2
+	case c >= 0xE1 && c <= 0xEC && len(b) >= 3 && b[1]&0xC0 == 0x80 && b[2]&0xC0 == 0x80:
+		return 3
+	}
+	r, n := utf8.DecodeRune(b)
+	if r == utf8.RuneError && n == 1 {
+		return 0
+	}
+	return n
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
