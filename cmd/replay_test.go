@@ -117,7 +117,7 @@ func wholeReplayOutput(t *testing.T, path string, target hygiene.Target, format 
 }
 
 func frozenRun(target hygiene.Target) *hygiene.Run {
-	r := hygiene.NewRun(target)
+	r := &hygiene.Run{Config: hygiene.NewConfig(target)}
 	r.Now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 	return r
 }

@@ -166,7 +166,7 @@ func BenchmarkImagesSession(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		work := cloneBenchMessages(msgs)
-		r := NewRun(Target{Provider: "anthropic"})
+		r := &Run{Config: NewConfig(Target{Provider: "anthropic"})}
 		b.StartTimer()
 		start, cpuStart := time.Now(), cpuTime()
 		sanitizeSessionImages(r, work)
@@ -188,7 +188,7 @@ func BenchmarkImagesPerMessage(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		work := cloneBenchMessages(msgs)
-		r := NewRun(Target{Provider: "anthropic"})
+		r := &Run{Config: NewConfig(Target{Provider: "anthropic"})}
 		b.StartTimer()
 		start, cpuStart := time.Now(), cpuTime()
 		for i := range work {

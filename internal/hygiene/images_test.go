@@ -103,7 +103,7 @@ func TestSanitizeImageBlocksConformance(t *testing.T) {
 			}
 			name := strings.TrimSuffix(filepath.Base(cases[0]), ".jsonl")
 			got := imageBlocksOf(t, cases[0])
-			r := NewRun(Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"})
+			r := &Run{Config: NewConfig(Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"})}
 			sanitizeImageBlocks(r, got)
 			want := expectedImageOutputs(t, filepath.Join(imageConformanceDir, "expected", name+".replay.anthropic-sonnet45.json"))
 			if len(got) != len(want) {
@@ -223,7 +223,7 @@ func TestSanitizeImageBlocks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := NewRun(Target{Provider: "openai", ImageMaxDimensionPx: tt.maxSide})
+			r := &Run{Config: NewConfig(Target{Provider: "openai", ImageMaxDimensionPx: tt.maxSide})}
 			b := mustParse(t, tt.block)
 			orig := b.Clone()
 			sanitizeImageBlocks(r, []*jsonl.Value{&b})
@@ -278,7 +278,7 @@ func TestSanitizeSessionImages(t *testing.T) {
 		{V: mustParse(t, `{"role":"toolResult","toolCallId":"c","content":[{"type":"image","data":"`+big+`","mimeType":"image/png"},{"type":"image","data":"","mimeType":"image/png"}]}`), Line: 4},
 		{V: mustParse(t, `{"role":"user","content":"text only"}`), Line: 5},
 	}
-	r := NewRun(Target{Provider: "anthropic"})
+	r := &Run{Config: NewConfig(Target{Provider: "anthropic"})}
 	sanitizeSessionImages(r, msgs)
 	var got []string
 	for _, c := range r.Changes {
@@ -297,7 +297,7 @@ func TestSanitizeSessionImages(t *testing.T) {
 	}
 	// Running the per-message pass afterwards changes nothing.
 	before := jsonl.MarshalString(msgs[2].V)
-	r2 := NewRun(Target{Provider: "anthropic"})
+	r2 := &Run{Config: NewConfig(Target{Provider: "anthropic"})}
 	c := msgs[2].V.Get("content")
 	sanitizeImageBlocks(r2, []*jsonl.Value{c.Index(0), c.Index(1)})
 	if after := jsonl.MarshalString(msgs[2].V); after != before || len(r2.Changes) != 0 {

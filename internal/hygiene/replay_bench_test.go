@@ -36,7 +36,7 @@ func BenchmarkReplayFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := NewRun(Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"})
+		r := &Run{Config: NewConfig(Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"})}
 		msgs, err := ReplayContext(r, ctx)
 		if err != nil {
 			b.Fatal(err)
@@ -70,7 +70,7 @@ func BenchmarkReplayFilePhases(b *testing.B) {
 			b.Fatal(err)
 		}
 		t1 := processCPU()
-		r := NewRun(Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"})
+		r := &Run{Config: NewConfig(Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"})}
 		msgs, err := ReplayContext(r, ctx)
 		if err != nil {
 			b.Fatal(err)

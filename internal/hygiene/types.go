@@ -110,9 +110,6 @@ type Run struct {
 	lastDetail  string
 }
 
-// NewRun returns a Run of NewConfig(t).
-func NewRun(t Target) *Run { return &Run{Config: NewConfig(t)} }
-
 // NowMillis is the current time in epoch milliseconds, as Date.now().
 func (r *Run) NowMillis() int64 { return r.Now().UnixMilli() }
 

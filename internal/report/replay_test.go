@@ -31,7 +31,7 @@ func replayFor(t *testing.T, target hygiene.Target) (*hygiene.Run, int, []hygien
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := hygiene.NewRun(target)
+	r := &hygiene.Run{Config: hygiene.NewConfig(target)}
 	r.Now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 	n := len(sctx.Messages)
 	msgs, replayErr := hygiene.ReplayContext(r, sctx)
@@ -88,7 +88,7 @@ func TestReplayJSONIsOneDocument(t *testing.T) {
 }
 
 func TestReplayJSONRefusal(t *testing.T) {
-	r := hygiene.NewRun(hygiene.Target{Provider: "openai", ModelAPI: "openai-responses", ModelID: "gpt-5"})
+	r := &hygiene.Run{Config: hygiene.NewConfig(hygiene.Target{Provider: "openai", ModelAPI: "openai-responses", ModelID: "gpt-5"})}
 	var b bytes.Buffer
 	if err := ReplayJSON(&b, r, nil, errors.New("invalid_replay_transcript: x \"y\""), false); err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestReplayJSONRefusal(t *testing.T) {
 }
 
 func TestReplayLoaderErrorJSON(t *testing.T) {
-	r := hygiene.NewRun(mistral)
+	r := &hygiene.Run{Config: hygiene.NewConfig(mistral)}
 	for msg, want := range map[string]string{
 		"TypeError: Cannot read properties of null (reading 'type')": `"error":{"name":"TypeError","message":"Cannot read properties of null (reading 'type')"}}`,
 		"no name here": `"error":{"name":"Error","message":"no name here"}}`,
@@ -116,7 +116,7 @@ func TestReplayLoaderErrorJSON(t *testing.T) {
 }
 
 func TestReplayPolicy(t *testing.T) {
-	r := hygiene.NewRun(mistral)
+	r := &hygiene.Run{Config: hygiene.NewConfig(mistral)}
 	var text, js bytes.Buffer
 	if err := ReplayPolicyText(&text, r); err != nil {
 		t.Fatal(err)

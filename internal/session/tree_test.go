@@ -146,14 +146,6 @@ func TestTreeCycleFlag(t *testing.T) {
 	}
 }
 
-func branchLines(t *Tree) []int {
-	var out []int
-	for _, i := range t.Branch().Nodes {
-		out = append(out, t.Node(i).Line)
-	}
-	return out
-}
-
 // TestTreeOwnStrings: a tree that owns its strings gives the same answers
 // when the caller reuses the memory of the strings it passed.
 func TestTreeOwnStrings(t *testing.T) {
