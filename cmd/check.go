@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -161,7 +160,9 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 	text := report.NewText(a.Out, report.TextOptions{Color: useColor(a)})
 	var shown []check.Finding
 	readable := 0
-	for res := range r.checkAll(ctx, d.Inputs) {
+	for res := range check.InOrder(len(d.Inputs), func(i int) check.Result {
+		return r.provider.add(ctx, d.Inputs[i], r.checkOne(ctx, d.Inputs[i]))
+	}) {
 		if !res.Unreadable {
 			readable++
 		}
@@ -207,38 +208,6 @@ func (r *checkRun) noInput(text *report.Text, sum report.Summary, shown []check.
 		text.Summary(sum)
 	}
 	return &unreadableError{err: errors.New(msg)}
-}
-
-// checkAll checks inputs on up to GOMAXPROCS goroutines and yields the
-// results in input order.
-func (r *checkRun) checkAll(ctx context.Context, inputs []input) func(func(check.Result) bool) {
-	return func(yield func(check.Result) bool) {
-		results := make([]chan check.Result, len(inputs))
-		for i := range results {
-			results[i] = make(chan check.Result, 1)
-		}
-		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			for i, in := range inputs {
-				select {
-				case sem <- struct{}{}:
-				case <-stop:
-					return
-				}
-				go func() {
-					defer func() { <-sem }()
-					results[i] <- r.provider.add(ctx, in, r.checkOne(ctx, in))
-				}()
-			}
-		}()
-		for i := range inputs {
-			if !yield(<-results[i]) {
-				return
-			}
-		}
-	}
 }
 
 // checkOne opens and checks one input.
