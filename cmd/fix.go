@@ -235,22 +235,18 @@ func (r *fixRun) repair(path string, opts repair.Options) (repair.Result, error)
 	return repair.RepairStream(io.Discard, in, path, opts)
 }
 
-// removeLeftovers handles what an interrupted earlier repair left beside
-// the file: temp files of dead processes hold nothing the session lacks and
-// are removed; backups are only reported, since one may hold bytes a
-// lock-ignoring writer appended.
+// removeLeftovers clears what an interrupted earlier repair left beside the
+// file (repair.ClearLeftovers) and reports it.
 func (r *fixRun) removeLeftovers(path string) {
 	if r.opts.DryRun {
 		return
 	}
-	leftovers, err := repair.FindLeftovers(path)
+	leftovers, err := repair.ClearLeftovers(path)
 	if err != nil {
 		return // the file's own report already says what is wrong with it
 	}
 	for _, l := range leftovers {
-		// Another repair that is running keeps its files.
-		removed := !l.PIDAlive && l.Kind == "temp" && l.Redundant && os.Remove(l.Path) == nil
-		report.FixLeftover(r.Err, path, l, removed)
+		report.FixLeftover(r.Err, path, l)
 	}
 }
 

@@ -560,6 +560,22 @@ type Leftover struct {
 	// already consumed the name), or a backup that is still another name
 	// for the current file (a repair killed before its rename).
 	Redundant bool
+	// Removed means ClearLeftovers deleted it.
+	Removed bool
+}
+
+// ClearLeftovers is FindLeftovers, then removes the temp files of repairs
+// whose process is gone: they hold nothing the session lacks. Backups are
+// never removed (one may hold bytes a writer that ignored the lock
+// appended); neither is anything of a process that still runs.
+func ClearLeftovers(path string) ([]Leftover, error) {
+	leftovers, err := FindLeftovers(path)
+	for i, l := range leftovers {
+		if l.Kind == "temp" && l.Redundant {
+			leftovers[i].Removed = os.Remove(l.Path) == nil
+		}
+	}
+	return leftovers, err
 }
 
 // FindLeftovers lists the temp files and backups beside the session file at

@@ -519,6 +519,18 @@ func TestFindLeftovers(t *testing.T) {
 			t.Errorf("leftover %+v, want %+v", l, w)
 		}
 	}
+	// ClearLeftovers removes only the dead process's temp file.
+	cleared, err := ClearLeftovers(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range cleared {
+		_, statErr := os.Lstat(l.Path)
+		wantRemoved := l.Kind == "temp" && !l.PIDAlive
+		if l.Removed != wantRemoved || (statErr == nil) == wantRemoved {
+			t.Errorf("ClearLeftovers: %s: removed %v (still there: %v), want removed %v", l.Path, l.Removed, statErr == nil, wantRemoved)
+		}
+	}
 }
 
 func TestParseLeftoverOfAShortenedName(t *testing.T) {

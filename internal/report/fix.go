@@ -125,13 +125,13 @@ func FixStdoutSummary(errOut io.Writer, res repair.Result) {
 }
 
 // FixLeftover reports on errOut what an interrupted earlier repair left
-// beside the session at path: a temp file (removed says fix deleted it) or
+// beside the session at path: a temp file (l.Removed says fix deleted it) or
 // a backup, which is only reported. Leftovers of a running repair, and
 // temp files that were not removed, are not reported.
-func FixLeftover(errOut io.Writer, path string, l repair.Leftover, removed bool) {
+func FixLeftover(errOut io.Writer, path string, l repair.Leftover) {
 	switch {
 	case l.PIDAlive:
-	case l.Kind == "temp" && removed:
+	case l.Kind == "temp" && l.Removed:
 		fmt.Fprintf(errOut, "openclaw-doctor: %s: removed the temp file of an interrupted repair: %s\n", path, l.Path)
 	case l.Kind == "backup" && l.Redundant:
 		fmt.Fprintf(errOut, "openclaw-doctor: %s: leftover backup of an interrupted repair (same content as the file; safe to delete): %s\n", path, l.Path)
