@@ -14,16 +14,17 @@
 //
 // Every rule lives in its own file, named after its rule id:
 // assistant/no-reply is in assistant_no_reply.go, turns/merge-user in
-// turns_merge_user.go, usage/snapshot in usage.go. A step with several rules
-// has a small driver that runs them in OpenClaw's order and holds what they
-// share (assistant_normalize.go for step 3, thinking_signatures.go for
-// step 5, turns.go for step 17); pipeline.go runs the steps. A family of
-// rule ids that name the outcomes of one pass over the same blocks is one
+// turns_merge_user.go, responses/call-id in responses_call_id.go,
+// usage/snapshot in usage.go. A step with several rules has a small driver
+// that runs them in OpenClaw's order and holds what they share
+// (assistant_normalize.go for step 3, thinking_signatures.go for step 5,
+// responses.go for the Responses replay, turns.go for step 17);
+// pipeline.go runs the steps. A family of rule ids that name the outcomes
+// of one pass over the same blocks, where one decision picks the id, is one
 // rule and stays in one file: images/* (images.go), content/*
-// (blank_text.go), tool-result-pairing/* (pairing.go), tool-call-inputs/*
-// (tool_call_inputs.go) and the Responses replay's responses/*
-// (responses.go; pipeline.go records responses/invariant). JavaScript
-// string semantics the rules share are in jsstrings.go.
+// (blank_text.go), tool-result-pairing/* (pairing.go) and
+// tool-call-inputs/* (tool_call_inputs.go). JavaScript string semantics the
+// rules share are in jsstrings.go.
 //
 // The package never opens, writes or renders files (ReplaySession reads
 // the session through the io.ReaderAt its caller opened) and never applies
