@@ -57,34 +57,41 @@ func (s *DB) transcript(ctx context.Context, sessionID string) (Transcript, erro
 	return t, nil
 }
 
-// Sessions lists the session_nodes rows ordered by key, each with the
-// counts of its current session.
-func (s *DB) Sessions(ctx context.Context) ([]Session, error) {
-	rows, err := s.tx.QueryContext(ctx, `SELECT session_key, current_session_id, label, display_name, updated_at
-  FROM session_nodes ORDER BY session_key`)
+// queryAll runs query in the snapshot and scans each row with scan.
+func queryAll[T any](ctx context.Context, s *DB, what, query string, scan func(*sql.Rows, *T) error) ([]T, error) {
+	rows, err := s.tx.QueryContext(ctx, query)
 	if err != nil {
-		return nil, s.errorf("listing session_nodes: %w", err)
+		return nil, s.errorf("listing %s: %w", what, err)
 	}
-	var out []Session
+	var out []T
 	for rows.Next() {
-		var x Session
-		var label, name sql.NullString
-		if err := rows.Scan(&x.Key, &x.SessionID, &label, &name, &x.UpdatedAt); err != nil {
+		var x T
+		if err := scan(rows, &x); err != nil {
 			rows.Close()
-			return nil, s.errorf("listing session_nodes: %w", err)
+			return nil, s.errorf("listing %s: %w", what, err)
 		}
-		x.Label, x.DisplayName = nullable(label), nullable(name)
 		out = append(out, x)
 	}
 	if err := closeRows(rows); err != nil {
-		return nil, s.errorf("listing session_nodes: %w", err)
-	}
-	for i := range out {
-		if out[i].Transcript, err = s.transcript(ctx, out[i].SessionID); err != nil {
-			return nil, err
-		}
+		return nil, s.errorf("listing %s: %w", what, err)
 	}
 	return out, nil
+}
+
+// Sessions lists the session_nodes rows ordered by key, each with the
+// counts of its current session.
+func (s *DB) Sessions(ctx context.Context) ([]Session, error) {
+	out, err := queryAll(ctx, s, "session_nodes", `SELECT session_key, current_session_id, label, display_name, updated_at
+  FROM session_nodes ORDER BY session_key`, func(rows *sql.Rows, x *Session) error {
+		var label, name sql.NullString
+		err := rows.Scan(&x.Key, &x.SessionID, &label, &name, &x.UpdatedAt)
+		x.Label, x.DisplayName = nullable(label), nullable(name)
+		return err
+	})
+	for i := 0; err == nil && i < len(out); i++ {
+		out[i].Transcript, err = s.transcript(ctx, out[i].SessionID)
+	}
+	return out, err
 }
 
 func nullable(v sql.NullString) *string {
@@ -97,31 +104,16 @@ func nullable(v sql.NullString) *string {
 // Windows lists every session window, ordered by key then session id, each
 // with its counts.
 func (s *DB) Windows(ctx context.Context) ([]Window, error) {
-	rows, err := s.tx.QueryContext(ctx, `SELECT w.session_id, w.session_key,
+	out, err := queryAll(ctx, s, "session_windows", `SELECT w.session_id, w.session_key,
   coalesce(n.current_session_id = w.session_id, 0), coalesce(w.transcript_updated_at, 0)
   FROM session_windows w LEFT JOIN session_nodes n ON n.session_key = w.session_key
-  ORDER BY w.session_key, w.session_id`)
-	if err != nil {
-		return nil, s.errorf("listing session_windows: %w", err)
+  ORDER BY w.session_key, w.session_id`, func(rows *sql.Rows, x *Window) error {
+		return rows.Scan(&x.SessionID, &x.Key, &x.Current, &x.UpdatedAt)
+	})
+	for i := 0; err == nil && i < len(out); i++ {
+		out[i].Transcript, err = s.transcript(ctx, out[i].SessionID)
 	}
-	var out []Window
-	for rows.Next() {
-		var x Window
-		if err := rows.Scan(&x.SessionID, &x.Key, &x.Current, &x.UpdatedAt); err != nil {
-			rows.Close()
-			return nil, s.errorf("listing session_windows: %w", err)
-		}
-		out = append(out, x)
-	}
-	if err := closeRows(rows); err != nil {
-		return nil, s.errorf("listing session_windows: %w", err)
-	}
-	for i := range out {
-		if out[i].Transcript, err = s.transcript(ctx, out[i].SessionID); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // ErrNoSession is wrapped by [DB.Find] when nothing matches.

@@ -86,22 +86,38 @@ func remove(t *testing.T, paths ...string) {
 	}
 }
 
-// With a live writer (another process) holding frames in the -wal,
-// reading changes no file either: the -shm is opened read-only.
-func TestReadOnlyWithLiveWriter(t *testing.T) {
-	state := copyState(t, "multi")
-	dbs, _ := AgentDatabases(state)
-	main := dbs[0].Path
-	db := open(t, main)
+// findMain reads agent:main:main of the database at path in a snapshot
+// of its own.
+func findMain(t *testing.T, path string) Window {
+	t.Helper()
+	db := open(t, path)
+	defer db.Close()
 	s, err := db.Find(context.Background(), "agent:main:main")
-	db.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lw := startWriter(t, main, s.SessionID, s.MaxSeq, 1, true)
+	return s
+}
+
+// mainWithWriter copies the store and starts a writer process that
+// commits one event to agent:main:main and keeps its connection open.
+func mainWithWriter(t *testing.T) (state, main string, before Window, lw *liveWriter) {
+	t.Helper()
+	state = copyState(t, "multi")
+	dbs, _ := AgentDatabases(state)
+	main = dbs[0].Path
+	before = findMain(t, main)
+	lw = startWriter(t, main, before.SessionID, before.MaxSeq, 1, true)
 	if st, err := os.Stat(main + "-wal"); err != nil || st.Size() == 0 {
 		t.Fatalf("the writer left no frames in the -wal: %v", err)
 	}
+	return state, main, before, lw
+}
+
+// With a live writer (another process) holding frames in the -wal,
+// reading changes no file either: the -shm is opened read-only.
+func TestReadOnlyWithLiveWriter(t *testing.T) {
+	state, main, s, lw := mainWithWriter(t)
 	before := snapshot(t, state)
 	for _, m := range readEverything(t, state) {
 		if m != ModeReadOnly {
@@ -109,12 +125,8 @@ func TestReadOnlyWithLiveWriter(t *testing.T) {
 		}
 	}
 	sameFiles(t, before, snapshot(t, state))
-	// The reader saw the writer's committed row.
-	db = open(t, main)
-	got, err := db.Find(context.Background(), "agent:main:main")
-	db.Close()
-	if err != nil || got.MaxSeq != s.MaxSeq+1 {
-		t.Fatalf("the committed row in the -wal is not read: %+v, %v", got, err)
+	if got := findMain(t, main); got.MaxSeq != s.MaxSeq+1 {
+		t.Fatalf("the committed row in the -wal is not read: %+v", got)
 	}
 	lw.stop(t)
 }
@@ -123,24 +135,12 @@ func TestReadOnlyWithLiveWriter(t *testing.T) {
 // (a crash, or a copy taken while OpenClaw ran) is read, and nothing
 // changes: SQLite reads the -wal into private memory.
 func TestReadOnlyAfterWriterCrash(t *testing.T) {
-	state := copyState(t, "multi")
-	dbs, _ := AgentDatabases(state)
-	main := dbs[0].Path
-	db := open(t, main)
-	s, err := db.Find(context.Background(), "agent:main:main")
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lw := startWriter(t, main, s.SessionID, s.MaxSeq, 1, true)
+	state, main, s, lw := mainWithWriter(t)
 	lw.cmd.Process.Kill() // no close, no checkpoint: the frames stay in the -wal
 	lw.cmd.Wait()
 	before := snapshot(t, state)
-	db = open(t, main)
-	got, err := db.Find(context.Background(), "agent:main:main")
-	db.Close()
-	if err != nil || got.MaxSeq != s.MaxSeq+1 {
-		t.Fatalf("the committed row in the -wal is not read: %+v, %v", got, err)
+	if got := findMain(t, main); got.MaxSeq != s.MaxSeq+1 {
+		t.Fatalf("the committed row in the -wal is not read: %+v", got)
 	}
 	sameFiles(t, before, snapshot(t, state))
 }
