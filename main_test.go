@@ -34,7 +34,10 @@ func TestScripts(t *testing.T) {
 			env.Setenv("OPENCLAW_STATE_DIR", "")
 			env.Setenv("OPENCLAW_CONFIG_PATH", "")
 			env.Setenv("NO_COLOR", "")
-			return nil
+			// The committed OpenClaw stores, read in place (never written).
+			stores, err := filepath.Abs(filepath.Join("testdata", "stores"))
+			env.Setenv("STORES", stores)
+			return err
 		},
 	})
 }

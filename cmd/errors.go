@@ -121,10 +121,14 @@ func printCause(stderr io.Writer, err error) {
 	}
 }
 
-// exactArgs and friends wrap cobra's argument checks as usage errors.
-func exactArgs(n int) cobra.PositionalArgs {
+// exactArgs and maxArgs wrap cobra's argument checks as usage errors.
+func exactArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.ExactArgs(n)) }
+
+func maxArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.MaximumNArgs(n)) }
+
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+		if err := check(cmd, args); err != nil {
 			return usageErrorf("%s: %v", cmd.Name(), err)
 		}
 		return nil

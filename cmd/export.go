@@ -1,0 +1,213 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/store"
+)
+
+// exportOptions are the export command's flags.
+type exportOptions struct {
+	session, agent, out string
+	force               bool
+}
+
+func newExportCmd(a *app) *cobra.Command {
+	opts := &exportOptions{}
+	cmd := &cobra.Command{
+		Use:   "export --session KEY|ID [--agent A] [-o FILE] [STATE_DIR|DB]",
+		Short: "Write a session of OpenClaw's SQLite store as a JSONL transcript",
+		Long: `Write one session of an OpenClaw 2026.9 SQLite store as a JSONL transcript,
+byte for byte as OpenClaw exports it, so that check, fix and replay (and any
+JSONL tool) can work on it. The store is only read, never changed (see
+docs/store.md).
+
+--session is a session key (agent:main:main, its current session) or a
+session id (any session window). --agent picks the agent when the same id
+exists in several. The store is STATE_DIR (every agents/*/agent/
+openclaw-agent.sqlite in it) or one openclaw-agent.sqlite file; by default the
+state folder ($OPENCLAW_STATE_DIR, else ~/.openclaw).
+
+The transcript goes to standard output, or to -o FILE: a new file outside the
+state folder (--force replaces an existing one).
+` + exitStatusHelp,
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.session == "" {
+				return usageErrorf("export: --session is required (a session key or id)")
+			}
+			return runExport(cmd.Context(), a, opts, args)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.session, "session", "", "session key or session id to export")
+	fs.StringVar(&opts.agent, "agent", "", "agent id, when the session exists in several agents")
+	fs.StringVarP(&opts.out, "output", "o", "", "write to FILE instead of standard output")
+	fs.BoolVar(&opts.force, "force", false, "replace an existing -o FILE")
+	return cmd
+}
+
+// runExport finds the session and writes its export.
+func runExport(ctx context.Context, a *app, opts *exportOptions, args []string) error {
+	root, dbs, err := exportDatabases(a, args)
+	if err != nil {
+		return err
+	}
+	db, w, err := findStoreSession(ctx, dbs, opts.agent, opts.session)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if opts.out == "" {
+		out := bufio.NewWriterSize(a.Out, 64<<10)
+		if _, _, err := db.Export(ctx, w.SessionID, out); err != nil {
+			return exportError(err)
+		}
+		return out.Flush()
+	}
+	if err := checkExportTarget(opts.out, root, opts.force); err != nil {
+		return err
+	}
+	return writeExportFile(opts.out, func(f io.Writer) error {
+		_, _, err := db.Export(ctx, w.SessionID, f)
+		return err
+	})
+}
+
+// exportDatabases resolves the argument (or the state folder) to agent
+// databases, and the folder -o must stay out of.
+func exportDatabases(a *app, args []string) (root string, dbs []store.AgentDatabase, err error) {
+	if len(args) == 0 {
+		root, _ = stateDir(a)
+	} else {
+		root = args[0]
+	}
+	st, err := os.Stat(root)
+	if err != nil {
+		return "", nil, &unreadableError{err: fmt.Errorf("export: %w", err)}
+	}
+	if !st.IsDir() {
+		// agents/<agent>/agent/openclaw-agent.sqlite names its agent.
+		agentDir := filepath.Dir(filepath.Dir(root))
+		return filepath.Dir(root), []store.AgentDatabase{{AgentID: filepath.Base(agentDir), Path: root}}, nil
+	}
+	dbs, err = store.AgentDatabases(root)
+	if err != nil {
+		return "", nil, &unreadableError{err: fmt.Errorf("export: %w", err)}
+	}
+	if len(dbs) == 0 {
+		return "", nil, &unreadableError{err: fmt.Errorf("export: no agent database (agents/*/agent/%s) in %s", store.DatabaseName, root)}
+	}
+	return root, dbs, nil
+}
+
+// findStoreSession opens the databases of the agent (all without one) and
+// returns the one database, still open, that has the session.
+func findStoreSession(ctx context.Context, dbs []store.AgentDatabase, agent, ref string) (*store.DB, store.Window, error) {
+	var (
+		found  *store.DB
+		window store.Window
+		where  []string
+	)
+	for _, d := range dbs {
+		if agent != "" && d.AgentID != agent {
+			continue
+		}
+		db, err := store.Open(ctx, d.Path)
+		if err != nil {
+			if found != nil {
+				found.Close()
+			}
+			return nil, window, &unreadableError{err: fmt.Errorf("export: %w", err)}
+		}
+		w, err := db.Find(ctx, ref)
+		switch {
+		case errors.Is(err, store.ErrNoSession):
+			db.Close()
+			continue
+		case err != nil:
+			db.Close()
+			if found != nil {
+				found.Close()
+			}
+			return nil, window, &unreadableError{err: fmt.Errorf("export: %w", err)}
+		}
+		where = append(where, d.AgentID)
+		if found != nil {
+			db.Close()
+			continue
+		}
+		found, window = db, w
+	}
+	switch {
+	case len(where) > 1:
+		found.Close()
+		return nil, window, usageErrorf("export: session %q exists in agents %s: give --agent", ref, strings.Join(where, ", "))
+	case found == nil && agent != "":
+		return nil, window, &unreadableError{err: fmt.Errorf("export: no session %q in agent %q", ref, agent)}
+	case found == nil:
+		return nil, window, &unreadableError{err: fmt.Errorf("export: no session %q in any agent database", ref)}
+	}
+	return found, window, nil
+}
+
+// checkExportTarget refuses an -o path inside the state folder (the store
+// is never written) and an existing file without --force.
+func checkExportTarget(out, root string, force bool) error {
+	absOut, err1 := filepath.Abs(out)
+	absRoot, err2 := filepath.Abs(root)
+	if err := errors.Join(err1, err2); err != nil {
+		return &unreadableError{err: fmt.Errorf("export: %w", err)}
+	}
+	if rel, err := filepath.Rel(absRoot, absOut); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return usageErrorf("export: -o %s is inside the state folder %s, which export never writes", out, root)
+	}
+	if _, err := os.Lstat(out); err == nil && !force {
+		return usageErrorf("export: %s exists (use --force to replace it)", out)
+	}
+	return nil
+}
+
+// writeExportFile writes through a temporary file beside out, renamed over
+// it once complete, so a failed export leaves no partial file.
+func writeExportFile(out string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
+	if err != nil {
+		return &unreadableError{err: fmt.Errorf("export: %w", err)}
+	}
+	defer os.Remove(tmp.Name())
+	buf := bufio.NewWriterSize(tmp, 64<<10)
+	err = write(buf)
+	if err == nil {
+		err = buf.Flush()
+	}
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("export: %w", cerr)
+	}
+	if err != nil {
+		return exportError(err)
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}
+
+// exportError classes a failed export: a row OpenClaw could not read
+// either is a refusal (exit 1), anything else an unreadable input.
+func exportError(err error) error {
+	var row *store.RowError
+	if errors.As(err, &row) {
+		return &refusedError{err: fmt.Errorf("export: %w", err)}
+	}
+	return &unreadableError{err: err}
+}

@@ -1,0 +1,50 @@
+// Package store reads the SQLite transcript store of OpenClaw 2026.9
+// (`<state>/agents/<agent>/agent/openclaw-agent.sqlite`, schema version 23
+// in 2026.9.6) without changing it, and yields a session as the JSONL text
+// OpenClaw's own export writes, so that everything built for JSONL files
+// reads a store session unchanged.
+//
+// Guarantees:
+//
+//   - Read-only. [Open] never writes a database page, never checkpoints,
+//     never writes the -shm and never creates a -wal or -shm file that was
+//     not there. When a -wal file exists it opens the database with
+//     SQLite's mode=ro and readonly_shm=1 (and query_only); with no -wal,
+//     or an empty -wal without its -shm, it opens it with immutable=1 (no
+//     locks, no side files): then no connection has the database open, as
+//     in a copied backup or a read-only directory. A -wal holding frames
+//     without its -shm is refused ([ErrWALWithoutIndex]): reading it would
+//     create the -shm. docs/store.md lists what each open mode touches.
+//   - One snapshot. A [DB] holds one read transaction, with SQLite's shared
+//     read lock, from [Open] to [DB.Close]: every listing and every export
+//     made through it sees the database as it was at one instant, even
+//     while OpenClaw appends to it.
+//   - Export fidelity. [DB.Export] and [DB.Reader] write each event of a
+//     session in seq order as JSON.stringify(JSON.parse(storedText)), one
+//     per line, each line ending in "\n" (nothing for a session without
+//     events): byte for byte what OpenClaw 2026.9.6 exports. OpenClaw
+//     itself writes canonical text, so this is normally the stored text.
+//   - Checked rows. A zstd row must decode, pass its frame checksum, have
+//     exactly event_utf8_bytes bytes and be strict UTF-8; every row's text
+//     must parse as JSON. A row that fails is a *[RowError] naming the
+//     database, the session, the seq and the line of the export, with its
+//     [Fault]. Plain event_json text is read as OpenClaw reads it: invalid
+//     UTF-8 in it becomes U+FFFD rather than an error.
+//   - Bounded memory. Rows are streamed: memory grows with the largest
+//     event, never with the session.
+//
+// It does not:
+//
+//   - read sessions moved to cold storage (session_transcript_cold_archives
+//     and agents/<agent>/sessions/cold/); they have no transcript rows and
+//     export as empty;
+//   - build OpenClaw's bounded runtime view (the newest part of the active
+//     branch), check the index tables (session_transcript_active_events,
+//     transcript_event_identities) against the events, or migrate an older
+//     schema: a database without transcript tables (schema version 1) is
+//     refused with a *[SchemaError];
+//   - render or print anything: callers decide what to show.
+//
+// It imports only package jsonl, the SQLite driver (modernc.org/sqlite,
+// pure Go) and the zstd decoder.
+package store

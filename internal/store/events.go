@@ -1,0 +1,245 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// maxEventBytes bounds event_utf8_bytes: OpenClaw compresses events of at
+// most 4 MiB, and its schema refuses larger sizes.
+const maxEventBytes = 4 << 20
+
+// Fault is the kind of a row that cannot be read.
+type Fault int
+
+const (
+	// FaultZstd: event_zstd is not a zstd frame that decodes.
+	FaultZstd Fault = iota + 1
+	// FaultChecksum: the frame decodes but fails its content checksum.
+	FaultChecksum
+	// FaultSize: the decoded size is not event_utf8_bytes.
+	FaultSize
+	// FaultUTF8: the decoded text is not strict UTF-8.
+	FaultUTF8
+	// FaultJSON: the text is not JSON that JSON.parse accepts.
+	FaultJSON
+	// FaultEmpty: the row has neither event_json nor event_zstd.
+	FaultEmpty
+)
+
+func (f Fault) String() string {
+	switch f {
+	case FaultZstd:
+		return "zstd frame does not decode"
+	case FaultChecksum:
+		return "zstd checksum mismatch"
+	case FaultSize:
+		return "decoded size differs from event_utf8_bytes"
+	case FaultUTF8:
+		return "decoded text is not valid UTF-8"
+	case FaultJSON:
+		return "event is not valid JSON"
+	case FaultEmpty:
+		return "row holds no event"
+	}
+	return fmt.Sprintf("Fault(%d)", int(f))
+}
+
+// RowError is a transcript_events row that cannot be read.
+type RowError struct {
+	Path      string // the database
+	SessionID string
+	Seq       int64
+	Line      int // the row's line in the export: its 1-based index in seq order
+	Fault     Fault
+	Err       error // the cause, may be nil
+}
+
+func (e *RowError) Error() string {
+	msg := fmt.Sprintf("%s: session %s, seq %d (line %d): %s", e.Path, e.SessionID, e.Seq, e.Line, e.Fault)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *RowError) Unwrap() error { return e.Err }
+
+// Event is one decoded row.
+type Event struct {
+	Seq        int64
+	Line       int    // 1-based index in seq order
+	Text       []byte // the stored JSON text, decoded; valid until the next [Rows.Next]
+	Compressed bool   // stored as event_zstd
+}
+
+// Rows iterates over a session's events in seq order, one row in memory at
+// a time. Use it like [sql.Rows]: Next, Event, then Err and Close.
+type Rows struct {
+	db        *DB
+	sessionID string
+	rows      *sql.Rows
+	ev        Event
+	text, z   sql.RawBytes // the row's columns, reused from row to row
+	buf       []byte       // decoded text of a compressed row
+	err       error
+}
+
+// Events starts reading the events of sessionID (a session id, not a key)
+// in the snapshot.
+func (s *DB) Events(ctx context.Context, sessionID string) (*Rows, error) {
+	rows, err := s.tx.QueryContext(ctx, `SELECT seq, event_json IS NULL, event_json, event_zstd, event_utf8_bytes
+  FROM transcript_events WHERE session_id = ? ORDER BY seq`, sessionID)
+	if err != nil {
+		return nil, s.errorf("reading the events of session %s: %w", sessionID, err)
+	}
+	return &Rows{db: s, sessionID: sessionID, rows: rows}, nil
+}
+
+// Next decodes the next row. It returns false at the end or on an error
+// (see Err); a row that cannot be read stops the iteration.
+func (r *Rows) Next() bool {
+	if r.err != nil || !r.rows.Next() {
+		return false
+	}
+	var (
+		textNull bool
+		size     sql.NullInt64
+	)
+	r.ev.Line++
+	if err := r.rows.Scan(&r.ev.Seq, &textNull, &r.text, &r.z, &size); err != nil {
+		r.err = r.db.errorf("reading session %s after seq %d: %w", r.sessionID, r.ev.Seq, err)
+		return false
+	}
+	switch {
+	case !textNull:
+		r.ev.Text, r.ev.Compressed = r.text, false
+	case r.z != nil:
+		r.ev.Compressed = true
+		r.ev.Text, r.err = r.decode(r.z, size)
+		if r.err != nil {
+			return false
+		}
+	default:
+		r.err = r.fault(FaultEmpty, nil)
+		return false
+	}
+	return true
+}
+
+// decode inflates an event_zstd value into r.buf and checks it: the frame
+// (with its checksum), the size and UTF-8. Memory is the declared size.
+func (r *Rows) decode(z []byte, size sql.NullInt64) ([]byte, error) {
+	if !size.Valid || size.Int64 < 0 || size.Int64 > maxEventBytes {
+		return nil, r.fault(FaultSize, fmt.Errorf("event_utf8_bytes %v out of range", sizeText(size)))
+	}
+	dec, err := r.db.decoder()
+	if err != nil {
+		return nil, r.fault(FaultZstd, err)
+	}
+	if err := dec.Reset(bytes.NewReader(z)); err != nil {
+		return nil, r.fault(zstdFault(err), err)
+	}
+	n := int(size.Int64)
+	r.buf = grow(r.buf, n)
+	for got := 0; got < n; {
+		k, err := dec.Read(r.buf[got:])
+		got += k
+		if err == io.EOF { // the frame ended cleanly, too early
+			return nil, r.fault(FaultSize, fmt.Errorf("decoded %d bytes, event_utf8_bytes is %d", got, n))
+		}
+		if err != nil {
+			return nil, r.fault(zstdFault(err), err)
+		}
+	}
+	// The checksum is checked at the frame's end: read up to it.
+	var one [1]byte
+	for {
+		k, err := dec.Read(one[:])
+		if k > 0 {
+			return nil, r.fault(FaultSize, fmt.Errorf("decoded more than event_utf8_bytes (%d)", n))
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, r.fault(zstdFault(err), err)
+		}
+	}
+	if !utf8.Valid(r.buf) {
+		return nil, r.fault(FaultUTF8, invalidUTF8At(r.buf))
+	}
+	return r.buf, nil
+}
+
+func sizeText(v sql.NullInt64) string {
+	if !v.Valid {
+		return "NULL"
+	}
+	return fmt.Sprint(v.Int64)
+}
+
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+func zstdFault(err error) Fault {
+	if errors.Is(err, zstd.ErrCRCMismatch) {
+		return FaultChecksum
+	}
+	return FaultZstd
+}
+
+func invalidUTF8At(b []byte) error {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return fmt.Errorf("invalid byte 0x%02x at offset %d", b[i], i)
+		}
+		i += n
+	}
+	return nil
+}
+
+func (r *Rows) fault(f Fault, err error) error {
+	return &RowError{Path: r.db.path, SessionID: r.sessionID, Seq: r.ev.Seq, Line: r.ev.Line, Fault: f, Err: err}
+}
+
+// decoder is the database's zstd decoder, synchronous (one goroutine).
+func (s *DB) decoder() (*zstd.Decoder, error) {
+	if s.zstd == nil {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxEventBytes+1))
+		if err != nil {
+			return nil, err
+		}
+		s.zstd = d
+	}
+	return s.zstd, nil
+}
+
+// Event is the current row, valid until the next call to Next.
+func (r *Rows) Event() Event { return r.ev }
+
+// Err is the error that stopped the iteration, if any.
+func (r *Rows) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	if err := r.rows.Err(); err != nil {
+		return r.db.errorf("reading session %s: %w", r.sessionID, err)
+	}
+	return nil
+}
+
+// Close ends the iteration (the read transaction stays open).
+func (r *Rows) Close() error { return r.rows.Close() }

@@ -1,0 +1,166 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Transcript counts one session window's rows as OpenClaw's listing does.
+type Transcript struct {
+	Events int64 // rows in transcript_events
+	MaxSeq int64 // -1 when there are none
+	// Bytes is OpenClaw's transcript size: the stored UTF-8 sizes of the
+	// events plus one "\n" between two events. An export of OpenClaw's own
+	// rows is Bytes+1 bytes long (0 without events).
+	Bytes int64
+}
+
+// Session is a session_nodes row: a session key and the session window it
+// currently points to.
+type Session struct {
+	Key         string  // e.g. "agent:main:main"
+	SessionID   string  // the key's current session id
+	Label       *string // nil when NULL
+	DisplayName *string // nil when NULL
+	UpdatedAt   int64   // milliseconds since the Unix epoch
+	Transcript          // of the current session
+}
+
+// Window is a session_windows row: one session id of a key, current or
+// replaced (by a reset, a rollover, a fork...).
+type Window struct {
+	SessionID string
+	Key       string
+	Current   bool  // the key's session_nodes row names this session id
+	UpdatedAt int64 // transcript_updated_at (ms), 0 when NULL
+	Transcript
+}
+
+// statsSQL counts a session's rows; OpenClaw's size is the stored UTF-8
+// size of each event (event_utf8_bytes, else the text's length in bytes).
+const statsSQL = `SELECT count(*), coalesce(max(seq), -1),
+  coalesce(sum(coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB)))), 0)
+  FROM transcript_events WHERE session_id = ?`
+
+// transcript counts the rows of one session.
+func (s *DB) transcript(ctx context.Context, sessionID string) (Transcript, error) {
+	var t Transcript
+	if err := s.tx.QueryRowContext(ctx, statsSQL, sessionID).Scan(&t.Events, &t.MaxSeq, &t.Bytes); err != nil {
+		return t, s.errorf("counting the events of session %s: %w", sessionID, err)
+	}
+	if t.Events > 1 {
+		t.Bytes += t.Events - 1
+	}
+	return t, nil
+}
+
+// queryAll runs query in the snapshot and scans each row with scan.
+func queryAll[T any](ctx context.Context, s *DB, what, query string, scan func(*sql.Rows, *T) error) ([]T, error) {
+	rows, err := s.tx.QueryContext(ctx, query)
+	if err != nil {
+		return nil, s.errorf("listing %s: %w", what, err)
+	}
+	var out []T
+	for rows.Next() {
+		var x T
+		if err := scan(rows, &x); err != nil {
+			rows.Close()
+			return nil, s.errorf("listing %s: %w", what, err)
+		}
+		out = append(out, x)
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, s.errorf("listing %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// Sessions lists the session_nodes rows ordered by key, each with the
+// counts of its current session.
+func (s *DB) Sessions(ctx context.Context) ([]Session, error) {
+	out, err := queryAll(ctx, s, "session_nodes", `SELECT session_key, current_session_id, label, display_name, updated_at
+  FROM session_nodes ORDER BY session_key`, func(rows *sql.Rows, x *Session) error {
+		var label, name sql.NullString
+		err := rows.Scan(&x.Key, &x.SessionID, &label, &name, &x.UpdatedAt)
+		x.Label, x.DisplayName = nullable(label), nullable(name)
+		return err
+	})
+	for i := 0; err == nil && i < len(out); i++ {
+		out[i].Transcript, err = s.transcript(ctx, out[i].SessionID)
+	}
+	return out, err
+}
+
+func nullable(v sql.NullString) *string {
+	if !v.Valid {
+		return nil
+	}
+	return &v.String
+}
+
+// Windows lists every session window, ordered by key then session id, each
+// with its counts.
+func (s *DB) Windows(ctx context.Context) ([]Window, error) {
+	out, err := queryAll(ctx, s, "session_windows", `SELECT w.session_id, w.session_key,
+  coalesce(n.current_session_id = w.session_id, 0), coalesce(w.transcript_updated_at, 0)
+  FROM session_windows w LEFT JOIN session_nodes n ON n.session_key = w.session_key
+  ORDER BY w.session_key, w.session_id`, func(rows *sql.Rows, x *Window) error {
+		return rows.Scan(&x.SessionID, &x.Key, &x.Current, &x.UpdatedAt)
+	})
+	for i := 0; err == nil && i < len(out); i++ {
+		out[i].Transcript, err = s.transcript(ctx, out[i].SessionID)
+	}
+	return out, err
+}
+
+// ErrNoSession is wrapped by [DB.Find] when nothing matches.
+var ErrNoSession = errors.New("no such session")
+
+// Find resolves ref, a session key or a session id (current or not), to
+// its window. A key names its current session.
+func (s *DB) Find(ctx context.Context, ref string) (Window, error) {
+	windows, err := s.Windows(ctx)
+	if err != nil {
+		return Window{}, err
+	}
+	var byID *Window
+	for i := range windows {
+		w := &windows[i]
+		if w.Key == ref && w.Current {
+			return *w, nil
+		}
+		if w.SessionID == ref {
+			byID = w
+		}
+	}
+	if byID != nil {
+		return *byID, nil
+	}
+	// A key whose current session has no window row yet.
+	var id string
+	err = s.tx.QueryRowContext(ctx, `SELECT current_session_id FROM session_nodes WHERE session_key = ?`, ref).Scan(&id)
+	if err == nil {
+		t, terr := s.transcript(ctx, id)
+		return Window{SessionID: id, Key: ref, Current: true, Transcript: t}, terr
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return Window{}, s.errorf("looking up session %q: %w", ref, err)
+	}
+	return Window{}, fmt.Errorf("store: %s: %w: %q is neither a session key nor a session id (keys: %s)", s.path, ErrNoSession, ref, keyList(windows))
+}
+
+func keyList(ws []Window) string {
+	var keys []string
+	for _, w := range ws {
+		if w.Current {
+			keys = append(keys, w.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return "none"
+	}
+	return strings.Join(keys, ", ")
+}
