@@ -66,6 +66,22 @@ func ConformanceCases(tb testing.TB) []string {
 	return Glob(tb, "testdata/conformance/cases/*.jsonl")
 }
 
+// ShortSample is cases under `go test -short`: every every-th case, and
+// each case keep selects; without -short, all of them. A quick run then
+// still meets each kind of case a test depends on.
+func ShortSample(cases []string, every int, keep func(path string) bool) []string {
+	if !testing.Short() {
+		return cases
+	}
+	var out []string
+	for i, c := range cases {
+		if i%every == 0 || (keep != nil && keep(c)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Glob returns the files matching pattern, a path relative to the
 // repository's root, and fails tb when none matches. The paths are relative
 // to the test's working directory (its package), as a filepath.Glob of
