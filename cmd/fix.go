@@ -91,7 +91,7 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	d, err := discoverSessions(opts.Paths, a)
+	d, err := discoverSessions(ctx, opts.Paths, a)
 	if err != nil {
 		return err
 	}

@@ -90,17 +90,51 @@ type Rows struct {
 	text, z   sql.RawBytes // the row's columns, reused from row to row
 	buf       []byte       // decoded text of a compressed row
 	err       error
+	// identities: each row comes with its transcript_event_identities
+	// row, in identity.
+	identities bool
+	identity   identity
+	// dest are the scan destinations, reused from row to row.
+	dest     []any
+	textNull bool
+	size     sql.NullInt64
+}
+
+// identity is an event's transcript_event_identities row.
+type identity struct {
+	rows            sql.NullInt64 // NULL: none
+	eventID, parent sql.NullString
 }
 
 // Events starts reading the events of sessionID (a session id, not a key)
 // in the snapshot.
 func (s *DB) Events(ctx context.Context, sessionID string) (*Rows, error) {
-	rows, err := s.tx.QueryContext(ctx, `SELECT seq, event_json IS NULL, event_json, event_zstd, event_utf8_bytes
-  FROM transcript_events WHERE session_id = ? ORDER BY seq`, sessionID)
+	return s.events(ctx, sessionID, false)
+}
+
+// eventsSQL reads a session's rows; identitySQL adds each row's
+// transcript_event_identities row (the first, should there be several).
+const (
+	eventsSQL = `SELECT seq, event_json IS NULL, event_json, event_zstd, event_utf8_bytes
+  FROM transcript_events WHERE session_id = ? ORDER BY seq`
+	identitySQL = `SELECT e.seq, e.event_json IS NULL, e.event_json, e.event_zstd, e.event_utf8_bytes, i.n, i.event_id, i.parent_id
+  FROM transcript_events e LEFT JOIN (SELECT seq, count(*) AS n, min(event_id) AS event_id, min(parent_id) AS parent_id
+    FROM transcript_event_identities WHERE session_id = ?1 GROUP BY seq) i ON i.seq = e.seq
+  WHERE e.session_id = ?1 ORDER BY e.seq`
+)
+
+func (s *DB) events(ctx context.Context, sessionID string, identities bool) (*Rows, error) {
+	query := eventsSQL
+	if identities && s.tables["transcript_event_identities"] {
+		query = identitySQL
+	} else {
+		identities = false
+	}
+	rows, err := s.tx.QueryContext(ctx, query, sessionID)
 	if err != nil {
 		return nil, s.errorf("reading the events of session %s: %w", sessionID, err)
 	}
-	return &Rows{db: s, sessionID: sessionID, rows: rows}, nil
+	return &Rows{db: s, sessionID: sessionID, rows: rows, identities: identities}, nil
 }
 
 // Next decodes the next row. It returns false at the end or on an error
@@ -109,21 +143,23 @@ func (r *Rows) Next() bool {
 	if r.err != nil || !r.rows.Next() {
 		return false
 	}
-	var (
-		textNull bool
-		size     sql.NullInt64
-	)
 	r.ev.Line++
-	if err := r.rows.Scan(&r.ev.Seq, &textNull, &r.text, &r.z, &size); err != nil {
+	if r.dest == nil {
+		r.dest = []any{&r.ev.Seq, &r.textNull, &r.text, &r.z, &r.size}
+		if r.identities {
+			r.dest = append(r.dest, &r.identity.rows, &r.identity.eventID, &r.identity.parent)
+		}
+	}
+	if err := r.rows.Scan(r.dest...); err != nil {
 		r.err = r.db.errorf("reading session %s after seq %d: %w", r.sessionID, r.ev.Seq, err)
 		return false
 	}
 	switch {
-	case !textNull:
+	case !r.textNull:
 		r.ev.Text, r.ev.Compressed = r.text, false
 	case r.z != nil:
 		r.ev.Compressed = true
-		r.ev.Text, r.err = r.decode(r.z, size)
+		r.ev.Text, r.err = r.decode(r.z, r.size)
 		if r.err != nil {
 			return false
 		}
