@@ -36,6 +36,17 @@ type discovery struct {
 	// cold storage.
 	Databases      []string
 	Sessions, Cold int
+	// Stores are the agent databases found, with what their listing gave.
+	Stores []foundStore
+}
+
+// foundStore is an agent database as discovery read it.
+type foundStore struct {
+	DB      store.AgentDatabase
+	Meta    store.Meta
+	Windows []store.Window  // every session window, cold ones included
+	Nodes   []store.Session // the session keys, with their updated_at
+	Err     error           // the database could not be opened or listed
 }
 
 // discoverSessions resolves the command line of check and fix into the
@@ -125,14 +136,20 @@ func (d *discovery) addStores(ctx context.Context, root string) error {
 // read). A database that cannot be opened is one input that reports why.
 func (d *discovery) addDatabase(ctx context.Context, db store.AgentDatabase) {
 	d.Databases = append(d.Databases, db.Path)
+	found := foundStore{DB: db}
 	s, err := store.Open(ctx, db.Path)
-	var windows []store.Window
 	if err == nil {
-		windows, err = s.Windows(ctx)
+		found.Meta = s.Meta()
+		found.Windows, err = s.Windows(ctx)
+		if err == nil {
+			found.Nodes, err = s.Sessions(ctx)
+		}
 		s.Close()
 	}
+	found.Err = err
+	d.Stores = append(d.Stores, found)
 	d.Inputs = append(d.Inputs, input{Path: db.Path, Store: &storeInput{DB: db, Database: true, OpenErr: err}})
-	for _, w := range windows {
+	for _, w := range found.Windows {
 		if w.Cold {
 			d.Cold++
 			continue
@@ -140,6 +157,32 @@ func (d *discovery) addDatabase(ctx context.Context, db store.AgentDatabase) {
 		d.Sessions++
 		d.Inputs = append(d.Inputs, input{Path: db.Path, Store: &storeInput{DB: db, Window: w}})
 	}
+}
+
+// discoverState lists the sessions of the state folder dir: the
+// transcripts of its agents/*/sessions folders (or, with none, those
+// directly in dir) and its agent databases.
+func discoverState(ctx context.Context, dir string) (discovery, error) {
+	var d discovery
+	roots, _ := filepath.Glob(filepath.Join(dir, "agents", "*", "sessions"))
+	for _, root := range roots {
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			continue
+		}
+		d.Roots = append(d.Roots, root)
+		if err := d.list(root); err != nil {
+			return d, &unreadableError{err: err}
+		}
+	}
+	if err := d.addStores(ctx, dir); err != nil {
+		return d, &unreadableError{err: err}
+	}
+	if len(d.Roots) == 0 && len(d.Databases) == 0 {
+		if err := d.list(dir); err != nil {
+			return d, &unreadableError{err: err}
+		}
+	}
+	return d, nil
 }
 
 // walk adds the transcripts under dir, in lexical order.
