@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/store"
@@ -185,7 +186,8 @@ func (r *checkRun) checkDatabase(ctx context.Context, s *storeInput) check.Resul
 	case errors.As(err, &schema):
 		res := check.Result{Path: path, Unreadable: true}
 		if r.opts.StoreEnabled(check.StoreSchemaUnsupported) {
-			res.Findings = []check.Finding{check.StoreFinding(check.StoreSchemaUnsupported, path, 0, nil, schema.Error())}
+			msg := strings.TrimPrefix(schema.Error(), schema.Path+": ")
+			res.Findings = []check.Finding{check.StoreFinding(check.StoreSchemaUnsupported, path, 0, nil, msg)}
 		}
 		return res
 	case err != nil:
