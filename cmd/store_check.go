@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/store"
 )
 
@@ -256,4 +257,25 @@ func (r *checkRun) inputs(ctx context.Context, o *checkOptions) (discovery, erro
 	}
 	return discovery{Inputs: []input{{Path: path, Store: &storeInput{DB: agent, Window: w}}},
 		Databases: []string{path}, Sessions: 1}, nil
+}
+
+// listStoreSessions is fix's answer to store sessions: fix never opens a
+// store for writing, so it names them, read-only, on standard error and
+// leaves them out of the run (they do not change the exit status).
+func listStoreSessions(a *app, opts *fixOptions, d discovery) error {
+	var names []string
+	for _, in := range d.Inputs {
+		if s := in.Store; s != nil && !s.Database {
+			loc := check.StoreLocation{SessionKey: s.Window.Key, SessionID: s.Window.SessionID, Current: s.Window.Current}
+			names = append(names, in.Path+"#"+loc.Name())
+		}
+	}
+	if len(d.Databases) == 0 {
+		return nil
+	}
+	if opts.Stdout {
+		return usageErrorf("fix: --stdout takes a session file; %s is an OpenClaw SQLite store, which fix never writes (export the session first)", d.Databases[0])
+	}
+	report.FixStoreSessions(a.Err, names, d.Cold)
+	return nil
 }

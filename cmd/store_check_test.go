@@ -293,7 +293,7 @@ func TestCheckStoreSchemaOne(t *testing.T) {
 	}
 }
 
-// TestStoreCommandsReadOnly: check, sessions (with --check) and export
+// TestStoreCommandsReadOnly: check, sessions (with --check), export and fix
 // leave every file of the state folder as it was: content (SHA-256) and
 // modification time, and no file appears.
 func TestStoreCommandsReadOnly(t *testing.T) {
@@ -306,6 +306,8 @@ func TestStoreCommandsReadOnly(t *testing.T) {
 		{"sessions", state},
 		{"sessions", "--check", "--json", state},
 		{"export", "--session", "agent:work:clean", state},
+		{"fix", state},
+		{"fix", "--dry-run", "--format", "json", agentDB(state, "work")},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), args, streams{In: strings.NewReader(""), Out: &out, Err: &errOut}, func(string) string { return "" })

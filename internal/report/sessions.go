@@ -122,3 +122,16 @@ func sessionNote(r SessionRow) string {
 	}
 	return strings.Join(notes, "; ")
 }
+
+// FixStoreSessions is fix's note on standard error about the sessions of
+// OpenClaw's SQLite store it found: read-only, not repaired.
+func FixStoreSessions(errOut io.Writer, names []string, cold int) {
+	fmt.Fprintf(errOut, "openclaw-doctor: %s of OpenClaw's SQLite store left as they are: fix never writes the store (use openclaw doctor, or export the session and fix the file)\n",
+		count(len(names), "session", "sessions"))
+	for _, n := range names {
+		fmt.Fprintf(errOut, "  read-only: %s\n", n)
+	}
+	if cold > 0 {
+		fmt.Fprintf(errOut, "  and %s in cold storage\n", count(cold, "session", "sessions"))
+	}
+}
