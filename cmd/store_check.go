@@ -41,7 +41,21 @@ func (r *checkRun) checkStore(ctx context.Context, s *storeInput) check.Result {
 		return res
 	}
 	defer db.Close()
-	er, err := db.CheckedReader(ctx, s.Window.SessionID)
+	// The index checks cost about as much as reading the events: they run
+	// only when selected.
+	identities := r.opts.StoreEnabled(check.StoreIdentityMismatch)
+	var kinds []store.IndexKind
+	if identities {
+		kinds = append(kinds, store.IdentityMismatch)
+	}
+	if r.opts.StoreEnabled(check.StoreActiveEventMissing) {
+		kinds = append(kinds, store.ActiveEventMissing)
+	}
+	reader := db.Reader
+	if identities {
+		reader = db.CheckedReader
+	}
+	er, err := reader(ctx, s.Window.SessionID)
 	if err != nil {
 		res := check.Unopened(path, err, r.sel)
 		placeFindings(res.Findings, loc, nil)
@@ -67,7 +81,7 @@ func (r *checkRun) checkStore(ctx context.Context, s *storeInput) check.Result {
 	placeFindings(res.Findings, loc, seqs)
 	res.Findings = append(res.Findings, r.rowFindings(path, loc, rd.fault)...)
 	faults, total := er.IdentityFaults()
-	if more, err := db.IndexFaults(ctx, s.Window.SessionID); err == nil {
+	if more, err := db.IndexFaults(ctx, s.Window.SessionID, kinds...); err == nil {
 		faults = append(faults, more...)
 		total += len(more)
 	} else {

@@ -102,8 +102,12 @@ type Rows struct {
 
 // identity is an event's transcript_event_identities row.
 type identity struct {
-	rows            sql.NullInt64 // NULL: none
+	found           bool
 	eventID, parent sql.NullString
+	// dupSeqs are the seqs that several rows name (the first 1,000), and
+	// dups how many extra rows there were in all.
+	dupSeqs []int64
+	dups    int
 }
 
 // Events starts reading the events of sessionID (a session id, not a key)
@@ -113,13 +117,13 @@ func (s *DB) Events(ctx context.Context, sessionID string) (*Rows, error) {
 }
 
 // eventsSQL reads a session's rows; identitySQL adds each row's
-// transcript_event_identities row (the first, should there be several).
+// transcript_event_identities row through its (session_id, seq) index: a
+// seq with several such rows comes once per row (see Rows.Next).
 const (
 	eventsSQL = `SELECT seq, event_json IS NULL, event_json, event_zstd, event_utf8_bytes
   FROM transcript_events WHERE session_id = ? ORDER BY seq`
-	identitySQL = `SELECT e.seq, e.event_json IS NULL, e.event_json, e.event_zstd, e.event_utf8_bytes, i.n, i.event_id, i.parent_id
-  FROM transcript_events e LEFT JOIN (SELECT seq, count(*) AS n, min(event_id) AS event_id, min(parent_id) AS parent_id
-    FROM transcript_event_identities WHERE session_id = ?1 GROUP BY seq) i ON i.seq = e.seq
+	identitySQL = `SELECT e.seq, e.event_json IS NULL, e.event_json, e.event_zstd, e.event_utf8_bytes, i.seq IS NOT NULL, i.event_id, i.parent_id
+  FROM transcript_events e LEFT JOIN transcript_event_identities i ON i.session_id = e.session_id AND i.seq = e.seq
   WHERE e.session_id = ?1 ORDER BY e.seq`
 )
 
@@ -147,12 +151,22 @@ func (r *Rows) Next() bool {
 	if r.dest == nil {
 		r.dest = []any{&r.ev.Seq, &r.textNull, &r.text, &r.z, &r.size}
 		if r.identities {
-			r.dest = append(r.dest, &r.identity.rows, &r.identity.eventID, &r.identity.parent)
+			r.dest = append(r.dest, &r.identity.found, &r.identity.eventID, &r.identity.parent)
 		}
 	}
+	prev := r.ev.Seq
 	if err := r.rows.Scan(r.dest...); err != nil {
 		r.err = r.db.errorf("reading session %s after seq %d: %w", r.sessionID, r.ev.Seq, err)
 		return false
+	}
+	if r.identities && r.ev.Line > 1 && r.ev.Seq == prev {
+		// Another identity row for the event just read: note it, skip it.
+		r.ev.Line--
+		r.identity.dups++
+		if len(r.identity.dupSeqs) < maxIdentityFaults && (len(r.identity.dupSeqs) == 0 || r.identity.dupSeqs[len(r.identity.dupSeqs)-1] != prev) {
+			r.identity.dupSeqs = append(r.identity.dupSeqs, prev)
+		}
+		return r.Next()
 	}
 	switch {
 	case !r.textNull:

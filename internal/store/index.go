@@ -69,7 +69,14 @@ func (s *DB) CheckedReader(ctx context.Context, sessionID string) (*ExportReader
 // IdentityFaults are the identity differences a [DB.CheckedReader] found
 // so far (at most 1,000) and how many there were in all.
 func (r *ExportReader) IdentityFaults() ([]IndexFault, int) {
-	return r.identityFaults, r.identityCount
+	faults, n := r.identityFaults, r.identityCount
+	for _, seq := range r.rows.identity.dupSeqs {
+		if len(faults) < maxIdentityFaults {
+			faults = append(faults, IndexFault{Kind: IdentityMismatch, SessionID: r.rows.sessionID, Seq: seq,
+				Detail: fmt.Sprintf("several transcript_event_identities rows name seq %d", seq)})
+		}
+	}
+	return faults, n + r.rows.identity.dups
 }
 
 // checkIdentity compares the parsed event v of the current row with the
@@ -80,12 +87,10 @@ func (r *ExportReader) checkIdentity(v *jsonl.Value) {
 	parent, hasParent := v.Get("parentId").Str()
 	var detail string
 	switch {
-	case !id.rows.Valid && !hasID:
+	case !id.found && !hasID:
 		return // an entry without an id has no identity row
-	case !id.rows.Valid:
+	case !id.found:
 		detail = fmt.Sprintf("event id %q has no transcript_event_identities row", eventID)
-	case id.rows.Int64 > 1:
-		detail = fmt.Sprintf("%d transcript_event_identities rows name seq %d", id.rows.Int64, ev.Seq)
 	case !hasID || id.eventID.String != eventID:
 		detail = fmt.Sprintf("event id is %s, transcript_event_identities says %q", quoteOr(eventID, hasID), id.eventID.String)
 	case hasParent != id.parent.Valid || parent != id.parent.String:
@@ -94,10 +99,14 @@ func (r *ExportReader) checkIdentity(v *jsonl.Value) {
 	default:
 		return
 	}
+	r.addIdentityFault(ev.Seq, ev.Line, detail)
+}
+
+func (r *ExportReader) addIdentityFault(seq int64, line int, detail string) {
 	r.identityCount++
 	if len(r.identityFaults) < maxIdentityFaults {
 		r.identityFaults = append(r.identityFaults, IndexFault{Kind: IdentityMismatch, SessionID: r.rows.sessionID,
-			Seq: ev.Seq, Line: ev.Line, Detail: detail})
+			Seq: seq, Line: line, Detail: detail})
 	}
 }
 
@@ -109,10 +118,11 @@ func quoteOr(s string, ok bool) string {
 }
 
 // IndexFaults lists the index rows of sessionID that name a seq holding no
-// event: session_transcript_active_events rows ([ActiveEventMissing]) and
-// transcript_event_identities rows ([IdentityMismatch]), in seq order.
-// Tables the schema lacks are skipped.
-func (s *DB) IndexFaults(ctx context.Context, sessionID string) ([]IndexFault, error) {
+// event, of the kinds asked for: session_transcript_active_events rows
+// ([ActiveEventMissing]) and transcript_event_identities rows
+// ([IdentityMismatch]), in seq order. Tables the schema lacks are skipped.
+// Each kind costs about one pass over the session's index rows.
+func (s *DB) IndexFaults(ctx context.Context, sessionID string, kinds ...IndexKind) ([]IndexFault, error) {
 	var out []IndexFault
 	for _, q := range []struct {
 		kind         IndexKind
@@ -128,7 +138,7 @@ func (s *DB) IndexFaults(ctx context.Context, sessionID string) ([]IndexFault, e
   AND NOT EXISTS (SELECT 1 FROM transcript_events e WHERE e.session_id = ?1 AND e.seq = i.seq)
   ORDER BY i.seq`, "transcript_event_identities row %q names seq %d, which holds no event"},
 	} {
-		if !s.tables[q.table] {
+		if !s.tables[q.table] || !slices.Contains(kinds, q.kind) {
 			continue
 		}
 		rows, err := s.tx.QueryContext(ctx, q.query, sessionID)
