@@ -164,15 +164,8 @@ func (d *discovery) addDatabase(ctx context.Context, db store.AgentDatabase) {
 // directly in dir) and its agent databases.
 func discoverState(ctx context.Context, dir string) (discovery, error) {
 	var d discovery
-	roots, _ := filepath.Glob(filepath.Join(dir, "agents", "*", "sessions"))
-	for _, root := range roots {
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			continue
-		}
-		d.Roots = append(d.Roots, root)
-		if err := d.list(root); err != nil {
-			return d, &unreadableError{err: err}
-		}
+	if err := d.addRoots(filepath.Join(dir, "agents", "*", "sessions")); err != nil {
+		return d, &unreadableError{err: err}
 	}
 	if err := d.addStores(ctx, dir); err != nil {
 		return d, &unreadableError{err: err}
@@ -241,15 +234,8 @@ func isTranscriptName(name string) bool {
 func discoverInstall(ctx context.Context, a *app) (discovery, error) {
 	var d discovery
 	for _, pattern := range installPatterns(a) {
-		dirs, _ := filepath.Glob(pattern)
-		for _, dir := range dirs {
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				continue
-			}
-			d.Roots = append(d.Roots, dir)
-			if err := d.list(dir); err != nil {
-				return d, &unreadableError{err: err}
-			}
+		if err := d.addRoots(pattern); err != nil {
+			return d, &unreadableError{err: err}
 		}
 	}
 	if a.settings != nil && a.settings.StateDir != "" {
@@ -261,6 +247,21 @@ func discoverInstall(ctx context.Context, a *app) (discovery, error) {
 		return d, &unreadableError{err: errNoInstall(installPatterns(a))}
 	}
 	return d, nil
+}
+
+// addRoots adds the transcripts of the session folders pattern matches.
+func (d *discovery) addRoots(pattern string) error {
+	dirs, _ := filepath.Glob(pattern)
+	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue
+		}
+		d.Roots = append(d.Roots, dir)
+		if err := d.list(dir); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // list adds the transcripts directly in a sessions folder.

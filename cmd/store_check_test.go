@@ -3,9 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // The store tests work on copies of testdata/stores/multi, the store
@@ -291,6 +291,12 @@ func TestCheckStoreSchemaOne(t *testing.T) {
 	if code != exitUsage || len(fs) != 1 || !strings.Contains(fs[0].Message, "schema version 1 has no session_nodes table") {
 		t.Errorf("json: exit %d, findings %+v", code, fs)
 	}
+	// sessions lists it as not read, saying why.
+	out.Reset()
+	code = run(context.Background(), []string{"sessions", "--json", path}, streams{In: strings.NewReader(""), Out: &out, Err: &errOut}, func(string) string { return "" })
+	if code != exitOK || !strings.Contains(out.String(), `"read": false`) || !strings.Contains(out.String(), "schema version 1 has no session_nodes table") {
+		t.Errorf("sessions: exit %d\n%s", code, out.String())
+	}
 }
 
 // TestStoreCommandsReadOnly: check, sessions (with --check), export and fix
@@ -298,7 +304,7 @@ func TestCheckStoreSchemaOne(t *testing.T) {
 // modification time, and no file appears.
 func TestStoreCommandsReadOnly(t *testing.T) {
 	state := copyStore(t)
-	before := fileStates(t, state)
+	before := sessiontest.FileStates(t, state)
 	for _, args := range [][]string{
 		{"check", state},
 		{"check", "--format", "json", agentDB(state, "main")},
@@ -314,44 +320,8 @@ func TestStoreCommandsReadOnly(t *testing.T) {
 		if code > exitFindings {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut.String())
 		}
-		after := fileStates(t, state)
-		for p, b := range before {
-			if a, ok := after[p]; !ok || a != b {
-				t.Errorf("%v changed %s: %v -> %v", args, p, b, a)
-			}
-		}
-		for p := range after {
-			if _, ok := before[p]; !ok {
-				t.Errorf("%v created %s", args, p)
-			}
-		}
+		sessiontest.SameFiles(t, before, sessiontest.FileStates(t, state))
 	}
-}
-
-// fileStates is the SHA-256 and modification time of every file under dir.
-func fileStates(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(data)
-		out[p] = hex.EncodeToString(sum[:]) + " " + st.ModTime().UTC().Format(time.RFC3339Nano)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestSessionsListsWindowsAndColdStorage: a session window its key no

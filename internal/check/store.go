@@ -109,17 +109,22 @@ func StoreFinding(id ID, path string, line int, loc *StoreLocation, msg string) 
 }
 
 // StoreEnabled reports whether store check id runs with these options.
-func (o *Options) StoreEnabled(id ID) bool {
-	if slices.Contains(o.Skip, id) {
-		return false
-	}
-	return len(o.Only) == 0 || slices.Contains(o.Only, id)
-}
+func (o *Options) StoreEnabled(id ID) bool { return selected(o.Only, o.Skip, id) }
 
 // StoreCounts returns how many store checks run and how many are skipped.
 func (o *Options) StoreCounts() (run, skipped int) {
-	for _, c := range StoreCatalogue {
-		if o.StoreEnabled(c.ID) {
+	return countSelected(StoreCatalogue, o.StoreEnabled)
+}
+
+// selected is --only and --skip's verdict on id.
+func selected(only, skip []ID, id ID) bool {
+	return !slices.Contains(skip, id) && (len(only) == 0 || slices.Contains(only, id))
+}
+
+// countSelected counts the checks of a catalogue that run and that do not.
+func countSelected(catalogue []Check, on func(ID) bool) (run, skipped int) {
+	for _, c := range catalogue {
+		if on(c.ID) {
 			run++
 		} else {
 			skipped++
