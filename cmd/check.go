@@ -16,9 +16,10 @@ import (
 
 // checkOptions are the flags and arguments of `check`.
 type checkOptions struct {
-	Only, Skip []string
-	Paths      []string
-	provider   providerFlags
+	Only, Skip     []string
+	Paths          []string
+	provider       providerFlags
+	session, agent string // --session, --agent: one store session
 }
 
 func (o *checkOptions) addFlags(fs *pflag.FlagSet) {
@@ -26,6 +27,8 @@ func (o *checkOptions) addFlags(fs *pflag.FlagSet) {
 	fs.String("severity-min", "warning", "lowest severity printed and counted for the exit status: info, warning or error")
 	fs.StringSliceVar(&o.Only, "only", nil, "run only these check ids (repeatable, comma-separated)")
 	fs.StringSliceVar(&o.Skip, "skip", nil, "skip these check ids (repeatable, comma-separated)")
+	fs.StringVar(&o.session, "session", "", "check one session of OpenClaw's SQLite store: a session key or id")
+	fs.StringVar(&o.agent, "agent", "", "with --session: the agent, when the session exists in several")
 	o.provider.addFlags(fs)
 }
 
@@ -40,7 +43,13 @@ an empty session, and the structural problems providers reject.
   check               check the sessions of the local OpenClaw install:
                       $OPENCLAW_STATE_DIR/agents/*/sessions when it is set,
                       otherwise ~/.openclaw/agents/*/sessions, ~/.openclaw/sessions
-                      and the legacy ~/.clawdbot and ~/.moltbot folders
+                      and the legacy ~/.clawdbot and ~/.moltbot folders, and
+                      the sessions of the state folder's SQLite store
+                      (OpenClaw 2026.9: agents/*/agent/openclaw-agent.sqlite)
+  check STATE_DIR|DB  a state folder's or one agent database's store sessions
+                      (with a state folder, its JSONL transcripts too)
+  check --session KEY|ID [--agent A] [STATE_DIR|DB]
+                      one store session, by session key or session id
 
 Each finding prints as
 
@@ -48,13 +57,17 @@ Each finding prints as
     fix: hint
 
 where line is the physical line (blank lines count), followed by a summary.
+A store session prints as DATABASE#KEY:LINE (the session id instead of the
+key for a session its key no longer points to), LINE being the line of the
+session's export (openclaw-doctor export); the store is only read.
 Findings of checks that fix repairs name "openclaw-doctor fix" in their hint;
 check reports none of those exactly when fix has nothing to do. The
 catalogue of check ids, severities and hints is docs/checks.md.
 
 --format json prints the document of "openclaw doctor --lint --json":
 {"schemaVersion":1,"ok":…,"checksRun":…,"checksSkipped":…,"findings":[{"checkId",
-"severity","message","path","line","fixHint"}]} (path "-" is standard input).
+"severity","message","path","line","fixHint"}]} (path "-" is standard input; a
+store session's findings add "sessionKey", "sessionId" and "seq").
 
 --provider P also replays each session for P as "openclaw-doctor replay" does
 (--model-api, --model-id, --reasoning as there; OPENCLAW_DOCTOR_NOW freezes its
@@ -97,7 +110,7 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := discoverSessions(o.Paths, a)
+	d, err := r.inputs(ctx, o)
 	if err != nil {
 		if r.json {
 			_ = report.JSONFailure(a.Out, err.Error())
@@ -105,7 +118,13 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 		return err
 	}
 	if len(d.Roots) > 0 {
-		report.Scanned(a.Err, d.Roots, len(d.Inputs))
+		report.Scanned(a.Err, d.Roots, d.files())
+	}
+	if len(d.Databases) > 0 && len(o.Paths) == 0 {
+		report.ScannedStores(a.Err, d.Databases, d.Sessions, d.Cold)
+	}
+	if d.Sessions > 0 && r.provider != nil {
+		fmt.Fprintln(a.Err, "openclaw-doctor: check --provider: store sessions are checked without the replay checks (export them to replay them)")
 	}
 	defer r.provider.close()
 	if err := r.provider.prepare(a, d); err != nil {
@@ -155,8 +174,13 @@ func checkIDs(args []string) []check.ID {
 // order as they complete.
 func (r *checkRun) run(ctx context.Context, d discovery) error {
 	a := r.app
-	sum := report.Summary{Files: len(d.Inputs), SkippedFiles: d.Skipped, ChecksRun: r.sel.Run,
+	sum := report.Summary{Files: d.files(), StoreSessions: d.Sessions, SkippedFiles: d.Skipped, ChecksRun: r.sel.Run,
 		ChecksSkipped: r.sel.Skipped, Threshold: r.threshold}
+	if len(d.Databases) > 0 {
+		run, skipped := r.opts.StoreCounts()
+		sum.ChecksRun += run
+		sum.ChecksSkipped += skipped
+	}
 	text := report.NewText(a.Out, report.TextOptions{Color: useColor(a)})
 	var shown []check.Finding
 	readable := 0
@@ -217,6 +241,9 @@ func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
 	}
 	if in.Stdin {
 		return check.Run(r.app.In, "-", -1, r.sel, r.opts)
+	}
+	if in.Store != nil {
+		return r.checkStore(ctx, in.Store)
 	}
 	f, err := os.Open(in.Path)
 	if err != nil {

@@ -105,7 +105,7 @@ func (p *providerRun) close() {
 // add appends the replay findings of in to its line-pass result (nothing
 // for a file that could not be read).
 func (p *providerRun) add(ctx context.Context, in input, res check.Result) check.Result {
-	if p == nil || res.Unreadable || ctx.Err() != nil {
+	if p == nil || res.Unreadable || in.Store != nil || ctx.Err() != nil {
 		return res
 	}
 	var pr check.ProviderResult

@@ -1,17 +1,25 @@
 package cmd
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/store"
 )
 
 // input is one session transcript to read.
 type input struct {
 	Path  string // as given or found; "-" for standard input
 	Stdin bool
+	// Store is a session of an OpenClaw SQLite store (Path is then its
+	// database), or the database's own checks; nil for a file.
+	Store *storeInput
 }
 
 // discovery is what discoverSessions found.
@@ -23,6 +31,22 @@ type discovery struct {
 	// Skipped counts the sibling files (index, locks, backups, archives,
 	// trajectories…) left out of folders.
 	Skipped int
+	// Databases are the agent databases found; Sessions counts their
+	// session inputs and Cold the sessions left out because they are in
+	// cold storage.
+	Databases      []string
+	Sessions, Cold int
+	// Stores are the agent databases found, with what their listing gave.
+	Stores []foundStore
+}
+
+// foundStore is an agent database as discovery read it.
+type foundStore struct {
+	DB      store.AgentDatabase
+	Meta    store.Meta
+	Windows []store.Window  // every session window, cold ones included
+	Nodes   []store.Session // the session keys, with their updated_at
+	Err     error           // the database could not be opened or listed
 }
 
 // discoverSessions resolves the command line of check and fix into the
@@ -34,16 +58,21 @@ type discovery struct {
 //     sub-folders;
 //   - any other argument is a file, taken as given even when it does not
 //     exist or is not a transcript name (reading it reports the problem);
+//   - an agent database of OpenClaw's SQLite store (a file that starts
+//     with SQLite's header) is its sessions (one input each, plus one for
+//     the database's own checks), and a folder's agents/*/agent/
+//     openclaw-agent.sqlite databases are added to its transcripts;
 //   - no argument means the local install: $OPENCLAW_STATE_DIR (or the
 //     configured state folder) alone when set, otherwise ~/.openclaw
 //     (agents/*/sessions and the older sessions/) and the legacy
-//     ~/.clawdbot and ~/.moltbot agents folders, where they exist.
+//     ~/.clawdbot and ~/.moltbot agents folders, where they exist, and the
+//     agent databases of the state folder.
 //
 // It fails (exit 2) when a folder cannot be listed, or when no argument was
-// given and no session folder exists.
-func discoverSessions(args []string, a *app) (discovery, error) {
+// given and neither a session folder nor an agent database exists.
+func discoverSessions(ctx context.Context, args []string, a *app) (discovery, error) {
 	if len(args) == 0 {
-		return discoverInstall(a)
+		return discoverInstall(ctx, a)
 	}
 	var d discovery
 	stdin := false
@@ -57,10 +86,92 @@ func discoverSessions(args []string, a *app) (discovery, error) {
 		}
 		fi, err := os.Stat(arg)
 		if err != nil || !fi.IsDir() {
+			if err == nil && isSQLite(arg) {
+				d.addDatabase(ctx, databaseAt(arg))
+				continue
+			}
 			d.Inputs = append(d.Inputs, input{Path: arg})
 			continue
 		}
 		if err := d.walk(arg); err != nil {
+			return d, &unreadableError{err: err}
+		}
+		if err := d.addStores(ctx, arg); err != nil {
+			return d, &unreadableError{err: err}
+		}
+	}
+	return d, nil
+}
+
+// sqliteHeader starts every SQLite database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// isSQLite reports a regular file that starts with SQLite's header (no
+// transcript does).
+func isSQLite(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	_, err = io.ReadFull(f, head)
+	return err == nil && bytes.Equal(head, sqliteHeader)
+}
+
+// addStores adds the agent databases of the state folder root.
+func (d *discovery) addStores(ctx context.Context, root string) error {
+	dbs, err := store.AgentDatabases(root)
+	if err != nil {
+		return err
+	}
+	for _, db := range dbs {
+		d.addDatabase(ctx, db)
+	}
+	return nil
+}
+
+// addDatabase adds the checks of an agent database and one input per
+// session window it lists (sessions in cold storage are counted, not
+// read). A database that cannot be opened is one input that reports why.
+func (d *discovery) addDatabase(ctx context.Context, db store.AgentDatabase) {
+	d.Databases = append(d.Databases, db.Path)
+	found := foundStore{DB: db}
+	s, err := store.Open(ctx, db.Path)
+	if err == nil {
+		found.Meta = s.Meta()
+		found.Windows, err = s.Windows(ctx)
+		if err == nil {
+			found.Nodes, err = s.Sessions(ctx)
+		}
+		s.Close()
+	}
+	found.Err = err
+	d.Stores = append(d.Stores, found)
+	d.Inputs = append(d.Inputs, input{Path: db.Path, Store: &storeInput{DB: db, Database: true, OpenErr: err}})
+	for _, w := range found.Windows {
+		if w.Cold {
+			d.Cold++
+			continue
+		}
+		d.Sessions++
+		d.Inputs = append(d.Inputs, input{Path: db.Path, Store: &storeInput{DB: db, Window: w}})
+	}
+}
+
+// discoverState lists the sessions of the state folder dir: the
+// transcripts of its agents/*/sessions folders (or, with none, those
+// directly in dir) and its agent databases.
+func discoverState(ctx context.Context, dir string) (discovery, error) {
+	var d discovery
+	if err := d.addRoots(filepath.Join(dir, "agents", "*", "sessions")); err != nil {
+		return d, &unreadableError{err: err}
+	}
+	if err := d.addStores(ctx, dir); err != nil {
+		return d, &unreadableError{err: err}
+	}
+	if len(d.Roots) == 0 && len(d.Databases) == 0 {
+		if err := d.list(dir); err != nil {
 			return d, &unreadableError{err: err}
 		}
 	}
@@ -87,7 +198,9 @@ func (d *discovery) walk(dir string) error {
 // consider adds a folder entry if it is a primary transcript.
 func (d *discovery) consider(path string, e fs.DirEntry) {
 	if !isTranscriptName(e.Name()) {
-		d.Skipped++
+		if !strings.HasPrefix(e.Name(), store.DatabaseName) { // an agent database and its side files are not siblings
+			d.Skipped++
+		}
 		return
 	}
 	if e.Type()&fs.ModeSymlink != 0 {
@@ -118,24 +231,37 @@ func isTranscriptName(name string) bool {
 }
 
 // discoverInstall lists the sessions of the local install.
-func discoverInstall(a *app) (discovery, error) {
+func discoverInstall(ctx context.Context, a *app) (discovery, error) {
 	var d discovery
 	for _, pattern := range installPatterns(a) {
-		dirs, _ := filepath.Glob(pattern)
-		for _, dir := range dirs {
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				continue
-			}
-			d.Roots = append(d.Roots, dir)
-			if err := d.list(dir); err != nil {
-				return d, &unreadableError{err: err}
-			}
+		if err := d.addRoots(pattern); err != nil {
+			return d, &unreadableError{err: err}
 		}
 	}
-	if len(d.Roots) == 0 {
+	if a.settings != nil && a.settings.StateDir != "" {
+		if err := d.addStores(ctx, a.settings.StateDir); err != nil {
+			return d, &unreadableError{err: err}
+		}
+	}
+	if len(d.Roots) == 0 && len(d.Databases) == 0 {
 		return d, &unreadableError{err: errNoInstall(installPatterns(a))}
 	}
 	return d, nil
+}
+
+// addRoots adds the transcripts of the session folders pattern matches.
+func (d *discovery) addRoots(pattern string) error {
+	dirs, _ := filepath.Glob(pattern)
+	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue
+		}
+		d.Roots = append(d.Roots, dir)
+		if err := d.list(dir); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // list adds the transcripts directly in a sessions folder.

@@ -91,16 +91,21 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	d, err := discoverSessions(opts.Paths, a)
+	d, err := discoverSessions(ctx, opts.Paths, a)
 	if err != nil {
 		return err
 	}
 	if len(d.Roots) > 0 {
-		report.Scanned(a.Err, d.Roots, len(d.Inputs))
+		report.Scanned(a.Err, d.Roots, d.files())
 	}
 	var paths []string
 	for _, in := range d.Inputs {
-		paths = append(paths, in.Path)
+		if in.Store == nil {
+			paths = append(paths, in.Path)
+		}
+	}
+	if err := listStoreSessions(a, opts, d); err != nil {
+		return err
 	}
 	if opts.Stdout && len(paths) != 1 {
 		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))

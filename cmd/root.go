@@ -83,7 +83,7 @@ OpenClaw would send to a given provider.
 	root.SetVersionTemplate("openclaw-doctor {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	a.addGlobalFlags(root)
-	root.AddCommand(newCheckCmd(a), newFixCmd(a), newReplayCmd(a), newExportCmd(a), newConfigCmd(a), newCompletionCmd(a))
+	root.AddCommand(newCheckCmd(a), newFixCmd(a), newReplayCmd(a), newExportCmd(a), newSessionsCmd(a), newConfigCmd(a), newCompletionCmd(a))
 	return root
 }
 

@@ -80,6 +80,9 @@ type Check struct {
 // fixHint is the hint of every check fix repairs.
 var fixHint = fmt.Sprintf("run %q", FixCommand)
 
+// FixHint is the hint of the checks fix repairs.
+var FixHint = fixHint
+
 // Catalogue is every check, in the order reports list them. docs/checks.md
 // is generated from it.
 var Catalogue = []Check{
@@ -148,6 +151,9 @@ func Lookup(id ID) (Check, bool) {
 		if c.ID == id {
 			return c, true
 		}
+	}
+	if c, ok := lookupStore(id); ok {
+		return c, true
 	}
 	return lookupReplay(id)
 }

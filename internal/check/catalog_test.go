@@ -51,6 +51,26 @@ func TestCatalogueIsConsistent(t *testing.T) {
 	}
 }
 
+// TestStoreCatalogueIsConsistent: unique store/ ids with a summary and a
+// hint, none of them repaired by fix.
+func TestStoreCatalogueIsConsistent(t *testing.T) {
+	seen := map[ID]bool{}
+	for _, c := range StoreCatalogue {
+		if seen[c.ID] || !strings.HasPrefix(string(c.ID), StoreIDPrefix) || c.Summary == "" || c.Hint == "" || c.Fixed ||
+			strings.Contains(c.Hint, FixCommand) {
+			t.Errorf("%s: malformed or duplicate entry %+v", c.ID, c)
+		}
+		seen[c.ID] = true
+		if got, ok := Lookup(c.ID); !ok || got.ID != c.ID {
+			t.Errorf("Lookup(%s) = %v, %v", c.ID, got, ok)
+		}
+	}
+	o := Options{Only: []ID{StoreZstdSize}, Skip: []ID{StoreZstdChecksum}}
+	if run, skipped := o.StoreCounts(); run != 1 || skipped != len(StoreCatalogue)-1 || !o.StoreEnabled(StoreZstdSize) {
+		t.Errorf("StoreCounts = %d, %d", run, skipped)
+	}
+}
+
 func TestParseSeverity(t *testing.T) {
 	for in, want := range map[string]Severity{"info": Info, "warning": Warning, "WARN": Warning, " error ": Error} {
 		if got, err := ParseSeverity(in); err != nil || got != want {
@@ -113,12 +133,30 @@ func catalogueMarkdown() []byte {
 	}
 	b.WriteString("\nA file whose header is invalid, or in which no line survives, is skipped by `fix`:\n")
 	b.WriteString("the findings of checks fix repairs then say the file must be repaired by hand first.\n")
+	writeStoreCatalogue(&b)
 	writeReplayCatalogue(&b)
 	return []byte(b.String())
 }
 
 // mdCell escapes a table cell.
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// writeStoreCatalogue renders the store checks' section of docs/checks.md.
+func writeStoreCatalogue(b *strings.Builder) {
+	b.WriteString("\n## Store checks (OpenClaw 2026.9's SQLite store)\n\n")
+	b.WriteString("On a store session (`check` with no argument on a 2026.9 install, a state folder, an\n")
+	b.WriteString("`openclaw-agent.sqlite` file, or `--session KEY|ID`), check reads the session's export\n")
+	b.WriteString("(the JSONL `openclaw-doctor export` writes) through every transcript check above:\n")
+	b.WriteString("`path` is the database, `line` the line of the export, and the JSON findings add\n")
+	b.WriteString("`sessionKey`, `sessionId` and `seq`; text prints `DATABASE#KEY:LINE` (the session id\n")
+	b.WriteString("for a session that is no longer its key's current one). The store's own faults have\n")
+	b.WriteString("their own ids. A row that cannot be read stops the session's reading there, as it\n")
+	b.WriteString("stops OpenClaw's. The database is only read, never changed (docs/store.md).\n\n")
+	b.WriteString("| check id | severity | finds | fix hint |\n|---|---|---|---|\n")
+	for _, c := range StoreCatalogue {
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", c.ID, c.Severity, mdCell(c.Summary), mdCell(c.Hint))
+	}
+}
 
 // writeReplayCatalogue renders the replay checks' section of
 // docs/checks.md.

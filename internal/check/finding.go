@@ -19,6 +19,9 @@ type Finding struct {
 	// now. It is false for the findings of a file fix skips (no valid
 	// header), even when their check is one fix repairs.
 	Fixable bool
+	// Store places the finding in a session of OpenClaw's SQLite store
+	// (Path is then the database); nil for a file.
+	Store *StoreLocation
 }
 
 // Options select the checks and set their limits.
@@ -70,12 +73,19 @@ func (o *Options) Selection() (Selection, error) {
 // Enabled reports whether check id runs.
 func (s Selection) Enabled(id ID) bool { return s.enabled == nil || s.enabled[id] }
 
-// sortFindings orders findings by line (file-level ones first), then by
-// catalogue order, keeping the discovery order otherwise.
+// SortFindings orders findings by line (file-level ones first), then by
+// catalogue order (store checks after transcript checks), keeping the
+// discovery order otherwise: the order of [Run]'s findings, for callers
+// that add their own.
+func SortFindings(fs []Finding) { sortFindings(fs) }
+
 func sortFindings(fs []Finding) {
 	rank := map[ID]int{}
 	for i, c := range Catalogue {
 		rank[c.ID] = i
+	}
+	for i, c := range StoreCatalogue {
+		rank[c.ID] = len(Catalogue) + i
 	}
 	slices.SortStableFunc(fs, func(a, b Finding) int {
 		if c := cmp.Compare(a.Line, b.Line); c != 0 {

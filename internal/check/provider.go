@@ -199,23 +199,11 @@ func (o *ProviderOptions) All() bool {
 }
 
 // Enabled reports whether replay check id runs.
-func (o *ProviderOptions) Enabled(id ID) bool {
-	if slices.Contains(o.Skip, id) {
-		return false
-	}
-	return len(o.Only) == 0 || slices.Contains(o.Only, id)
-}
+func (o *ProviderOptions) Enabled(id ID) bool { return selected(o.Only, o.Skip, id) }
 
 // Counts returns how many replay checks run and how many are skipped.
 func (o *ProviderOptions) Counts() (run, skipped int) {
-	for _, c := range ReplayCatalogue {
-		if o.Enabled(c.ID) {
-			run++
-		} else {
-			skipped++
-		}
-	}
-	return run, skipped
+	return countSelected(ReplayCatalogue, o.Enabled)
 }
 
 // MatrixVerdict is a matrix row's outcome: how OpenClaw's replay treats

@@ -30,7 +30,11 @@ type jsonFinding struct {
 	Message  string `json:"message"`
 	Path     string `json:"path"`
 	Line     int    `json:"line,omitempty"`
-	FixHint  string `json:"fixHint,omitempty"`
+	// A store session's finding also names the session and the event.
+	SessionKey string `json:"sessionKey,omitempty"`
+	SessionID  string `json:"sessionId,omitempty"`
+	Seq        *int64 `json:"seq,omitempty"`
+	FixHint    string `json:"fixHint,omitempty"`
 }
 
 // JSON writes the document for a run: shown are the findings at or above
@@ -39,8 +43,15 @@ func JSON(w io.Writer, s Summary, shown []check.Finding) error {
 	doc := jsonReport{SchemaVersion: SchemaVersion, OK: !s.Failed(), ChecksRun: s.ChecksRun,
 		ChecksSkipped: s.ChecksSkipped, Findings: []jsonFinding{}}
 	for _, f := range shown {
-		doc.Findings = append(doc.Findings, jsonFinding{CheckID: string(f.ID), Severity: f.Severity.String(),
-			Message: f.Message, Path: f.Path, Line: f.Line, FixHint: f.Hint})
+		jf := jsonFinding{CheckID: string(f.ID), Severity: f.Severity.String(),
+			Message: f.Message, Path: f.Path, Line: f.Line, FixHint: f.Hint}
+		if l := f.Store; l != nil {
+			jf.SessionKey, jf.SessionID = l.SessionKey, l.SessionID
+			if l.Seq >= 0 {
+				jf.Seq = &l.Seq
+			}
+		}
+		doc.Findings = append(doc.Findings, jf)
 	}
 	return encode(w, doc)
 }

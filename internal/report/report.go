@@ -27,6 +27,7 @@ import (
 // Summary totals a run.
 type Summary struct {
 	Files         int            // files checked (readable or not)
+	StoreSessions int            // sessions of OpenClaw's SQLite store checked
 	SkippedFiles  int            // sibling files skipped in folders
 	ChecksRun     int            // check ids run
 	ChecksSkipped int            // check ids not run (--only/--skip)

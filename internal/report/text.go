@@ -24,7 +24,8 @@ type TextOptions struct {
 //	path:line: severity check-id message
 //	  fix: hint
 //
-// and, at the end, a one-line summary.
+// (path#session:line for a store session: the database, the session key or
+// id, the line of the session's export) and, at the end, a one-line summary.
 type Text struct {
 	w      io.Writer
 	styles textStyles
@@ -64,6 +65,9 @@ func (t *Text) Findings(fs []check.Finding) {
 
 func (t *Text) finding(f check.Finding) {
 	loc := f.Path
+	if f.Store != nil {
+		loc += "#" + f.Store.Name()
+	}
 	if f.Line > 0 {
 		loc += ":" + strconv.Itoa(f.Line)
 	}
@@ -76,7 +80,14 @@ func (t *Text) finding(f check.Finding) {
 // "checked 2 files with 17 checks: 3 findings (1 error, 2 warnings)".
 func (t *Text) Summary(s Summary) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "checked %s", count(s.Files, "file", "files"))
+	switch {
+	case s.StoreSessions == 0:
+		fmt.Fprintf(&b, "checked %s", count(s.Files, "file", "files"))
+	case s.Files == 0:
+		fmt.Fprintf(&b, "checked %s", count(s.StoreSessions, "store session", "store sessions"))
+	default:
+		fmt.Fprintf(&b, "checked %s and %s", count(s.Files, "file", "files"), count(s.StoreSessions, "store session", "store sessions"))
+	}
 	if s.SkippedFiles > 0 {
 		fmt.Fprintf(&b, " (%s skipped)", count(s.SkippedFiles, "sibling file", "sibling files"))
 	}
@@ -137,6 +148,17 @@ func severityCount(n int, sev check.Severity) string {
 		return fmt.Sprintf("%d info", n)
 	}
 	return count(n, sev.String(), sev.String()+"s")
+}
+
+// ScannedStores is the note on standard error of the commands that read
+// the local install's SQLite store: the agent databases read and their
+// sessions.
+func ScannedStores(errOut io.Writer, databases []string, sessions, cold int) {
+	note := ""
+	if cold > 0 {
+		note = fmt.Sprintf("; %d in cold storage not read", cold)
+	}
+	fmt.Fprintf(errOut, "openclaw-doctor: read %s (%d store session(s)%s), read-only\n", strings.Join(databases, ", "), sessions, note)
 }
 
 // Scanned is the note on standard error of check and fix when they read

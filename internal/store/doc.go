@@ -31,18 +31,25 @@
 //     [Fault]. Plain event_json text is read as OpenClaw reads it: invalid
 //     UTF-8 in it becomes U+FFFD rather than an error.
 //   - Bounded memory. Rows are streamed: memory grows with the largest
-//     event, never with the session.
+//     event, never with the session (the index checks keep at most 1,000
+//     faults per session).
+//   - Index checks. [DB.CheckedReader] compares each event's id and
+//     parentId with its transcript_event_identities row while it exports;
+//     [DB.IndexFaults] finds identity and session_transcript_active_events
+//     rows naming a seq that holds no event, and [DB.NodeFaults]
+//     session_nodes rows naming a session with no session_windows row. Each
+//     costs about one pass over the session's rows.
 //
 // It does not:
 //
 //   - read sessions moved to cold storage (session_transcript_cold_archives
 //     and agents/<agent>/sessions/cold/); they have no transcript rows and
-//     export as empty;
+//     export as empty ([Window.Cold] marks them);
 //   - build OpenClaw's bounded runtime view (the newest part of the active
-//     branch), check the index tables (session_transcript_active_events,
-//     transcript_event_identities) against the events, or migrate an older
-//     schema: a database without transcript tables (schema version 1) is
-//     refused with a *[SchemaError];
+//     branch), check the index tables beyond the rows above (positions,
+//     message positions, the full-text index), or migrate an older schema:
+//     a database without transcript tables (schema version 1) is refused
+//     with a *[SchemaError];
 //   - render or print anything: callers decide what to show.
 //
 // It imports only package jsonl, the SQLite driver (modernc.org/sqlite,

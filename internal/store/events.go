@@ -90,17 +90,55 @@ type Rows struct {
 	text, z   sql.RawBytes // the row's columns, reused from row to row
 	buf       []byte       // decoded text of a compressed row
 	err       error
+	// identities: each row comes with its transcript_event_identities
+	// row, in identity.
+	identities bool
+	identity   identity
+	// dest are the scan destinations, reused from row to row.
+	dest     []any
+	textNull bool
+	size     sql.NullInt64
+}
+
+// identity is an event's transcript_event_identities row.
+type identity struct {
+	found           bool
+	eventID, parent sql.NullString
+	// dupSeqs are the seqs that several rows name (the first 1,000), and
+	// dups how many extra rows there were in all.
+	dupSeqs []int64
+	dups    int
 }
 
 // Events starts reading the events of sessionID (a session id, not a key)
 // in the snapshot.
 func (s *DB) Events(ctx context.Context, sessionID string) (*Rows, error) {
-	rows, err := s.tx.QueryContext(ctx, `SELECT seq, event_json IS NULL, event_json, event_zstd, event_utf8_bytes
-  FROM transcript_events WHERE session_id = ? ORDER BY seq`, sessionID)
+	return s.events(ctx, sessionID, false)
+}
+
+// eventsSQL reads a session's rows; identitySQL adds each row's
+// transcript_event_identities row through its (session_id, seq) index: a
+// seq with several such rows comes once per row (see Rows.Next).
+const (
+	eventsSQL = `SELECT seq, event_json IS NULL, event_json, event_zstd, event_utf8_bytes
+  FROM transcript_events WHERE session_id = ? ORDER BY seq`
+	identitySQL = `SELECT e.seq, e.event_json IS NULL, e.event_json, e.event_zstd, e.event_utf8_bytes, i.seq IS NOT NULL, i.event_id, i.parent_id
+  FROM transcript_events e LEFT JOIN transcript_event_identities i ON i.session_id = e.session_id AND i.seq = e.seq
+  WHERE e.session_id = ?1 ORDER BY e.seq`
+)
+
+func (s *DB) events(ctx context.Context, sessionID string, identities bool) (*Rows, error) {
+	query := eventsSQL
+	if identities && s.tables["transcript_event_identities"] {
+		query = identitySQL
+	} else {
+		identities = false
+	}
+	rows, err := s.tx.QueryContext(ctx, query, sessionID)
 	if err != nil {
 		return nil, s.errorf("reading the events of session %s: %w", sessionID, err)
 	}
-	return &Rows{db: s, sessionID: sessionID, rows: rows}, nil
+	return &Rows{db: s, sessionID: sessionID, rows: rows, identities: identities}, nil
 }
 
 // Next decodes the next row. It returns false at the end or on an error
@@ -109,21 +147,33 @@ func (r *Rows) Next() bool {
 	if r.err != nil || !r.rows.Next() {
 		return false
 	}
-	var (
-		textNull bool
-		size     sql.NullInt64
-	)
 	r.ev.Line++
-	if err := r.rows.Scan(&r.ev.Seq, &textNull, &r.text, &r.z, &size); err != nil {
+	if r.dest == nil {
+		r.dest = []any{&r.ev.Seq, &r.textNull, &r.text, &r.z, &r.size}
+		if r.identities {
+			r.dest = append(r.dest, &r.identity.found, &r.identity.eventID, &r.identity.parent)
+		}
+	}
+	prev := r.ev.Seq
+	if err := r.rows.Scan(r.dest...); err != nil {
 		r.err = r.db.errorf("reading session %s after seq %d: %w", r.sessionID, r.ev.Seq, err)
 		return false
 	}
+	if r.identities && r.ev.Line > 1 && r.ev.Seq == prev {
+		// Another identity row for the event just read: note it, skip it.
+		r.ev.Line--
+		r.identity.dups++
+		if len(r.identity.dupSeqs) < maxIdentityFaults && (len(r.identity.dupSeqs) == 0 || r.identity.dupSeqs[len(r.identity.dupSeqs)-1] != prev) {
+			r.identity.dupSeqs = append(r.identity.dupSeqs, prev)
+		}
+		return r.Next()
+	}
 	switch {
-	case !textNull:
+	case !r.textNull:
 		r.ev.Text, r.ev.Compressed = r.text, false
 	case r.z != nil:
 		r.ev.Compressed = true
-		r.ev.Text, r.err = r.decode(r.z, size)
+		r.ev.Text, r.err = r.decode(r.z, r.size)
 		if r.err != nil {
 			return false
 		}

@@ -17,6 +17,9 @@ type ExportReader struct {
 	off    int    // read position in line
 	err    error  // sticky: io.EOF at the end
 	lines  int64
+	// identityFaults and identityCount: see [DB.CheckedReader].
+	identityFaults []IndexFault
+	identityCount  int
 }
 
 // Reader starts the export of sessionID (a session id, not a key). Close it
@@ -67,6 +70,9 @@ func (r *ExportReader) next() bool {
 	if err != nil {
 		r.err = r.rows.fault(FaultJSON, err)
 		return false
+	}
+	if r.rows.identities {
+		r.checkIdentity(&v)
 	}
 	r.line = append(jsonl.AppendJSON(r.line[:0], &v), '\n')
 	r.off = 0

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -109,65 +107,6 @@ func copyState(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return dst
-}
-
-// fileState is what the read-only tests compare: content and times.
-type fileState struct {
-	sum   string
-	mtime time.Time
-	mode  fs.FileMode
-}
-
-// snapshot records every file under dir.
-func snapshot(t *testing.T, dir string) map[string]fileState {
-	t.Helper()
-	out := map[string]fileState{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(data)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = fileState{hex.EncodeToString(sum[:]), st.ModTime(), st.Mode()}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// sameFiles fails for every file added, removed or changed between two
-// snapshots, except the files named in allowed (which may change but not
-// appear or disappear).
-func sameFiles(t *testing.T, before, after map[string]fileState, allowed ...string) {
-	t.Helper()
-	ok := map[string]bool{}
-	for _, a := range allowed {
-		ok[a] = true
-	}
-	for p, b := range before {
-		a, found := after[p]
-		switch {
-		case !found:
-			t.Errorf("%s disappeared", p)
-		case a != b && !ok[p]:
-			t.Errorf("%s changed: %+v -> %+v", p, b, a)
-		}
-	}
-	for p := range after {
-		if _, found := before[p]; !found {
-			t.Errorf("%s appeared", p)
-		}
-	}
 }
 
 // writer opens a read-write connection to a test copy, as OpenClaw would.

@@ -36,6 +36,12 @@ type Window struct {
 	Key       string
 	Current   bool  // the key's session_nodes row names this session id
 	UpdatedAt int64 // transcript_updated_at (ms), 0 when NULL
+	// Cold: the transcript was moved to a cold archive
+	// (session_transcript_cold_archives), which this package does not
+	// read; ColdEvents and ColdBytes are the archive's event_count and
+	// raw_bytes.
+	Cold                  bool
+	ColdEvents, ColdBytes int64
 	Transcript
 }
 
@@ -104,11 +110,19 @@ func nullable(v sql.NullString) *string {
 // Windows lists every session window, ordered by key then session id, each
 // with its counts.
 func (s *DB) Windows(ctx context.Context) ([]Window, error) {
-	out, err := queryAll(ctx, s, "session_windows", `SELECT w.session_id, w.session_key,
-  coalesce(n.current_session_id = w.session_id, 0), coalesce(w.transcript_updated_at, 0)
-  FROM session_windows w LEFT JOIN session_nodes n ON n.session_key = w.session_key
-  ORDER BY w.session_key, w.session_id`, func(rows *sql.Rows, x *Window) error {
-		return rows.Scan(&x.SessionID, &x.Key, &x.Current, &x.UpdatedAt)
+	cold := `0, 0, 0`
+	if s.tables["session_transcript_cold_archives"] {
+		cold = `c.session_id IS NOT NULL, coalesce(c.event_count, 0), coalesce(c.raw_bytes, 0)`
+	}
+	query := `SELECT w.session_id, w.session_key,
+  coalesce(n.current_session_id = w.session_id, 0), coalesce(w.transcript_updated_at, 0), ` + cold + `
+  FROM session_windows w LEFT JOIN session_nodes n ON n.session_key = w.session_key`
+	if s.tables["session_transcript_cold_archives"] {
+		query += ` LEFT JOIN session_transcript_cold_archives c ON c.session_id = w.session_id`
+	}
+	query += ` ORDER BY w.session_key, w.session_id`
+	out, err := queryAll(ctx, s, "session_windows", query, func(rows *sql.Rows, x *Window) error {
+		return rows.Scan(&x.SessionID, &x.Key, &x.Current, &x.UpdatedAt, &x.Cold, &x.ColdEvents, &x.ColdBytes)
 	})
 	for i := 0; err == nil && i < len(out); i++ {
 		out[i].Transcript, err = s.transcript(ctx, out[i].SessionID)

@@ -82,6 +82,9 @@ type DB struct {
 	tx   *sql.Tx
 	meta Meta
 	zstd *zstd.Decoder // created on the first compressed row
+	// tables are the database's table names (the index and archive
+	// tables are optional: an older or newer schema may lack them).
+	tables map[string]bool
 }
 
 // Open opens the agent database at path read-only and starts the read
@@ -162,8 +165,7 @@ func (s *DB) begin(ctx context.Context) error {
 		return s.errorf("starting the read transaction: %w", err)
 	}
 	s.tx = tx
-	var have [4]bool
-	names := [4]string{"schema_meta", "session_nodes", "session_windows", "transcript_events"}
+	s.tables = map[string]bool{}
 	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table'`)
 	if err != nil {
 		return s.errorf("reading the schema: %w", err)
@@ -174,14 +176,13 @@ func (s *DB) begin(ctx context.Context) error {
 			rows.Close()
 			return s.errorf("reading the schema: %w", err)
 		}
-		for i, n := range names {
-			have[i] = have[i] || n == name
-		}
+		s.tables[name] = true
 	}
 	if err := closeRows(rows); err != nil {
 		return s.errorf("reading the schema: %w", err)
 	}
-	if !have[0] {
+	names := [4]string{"schema_meta", "session_nodes", "session_windows", "transcript_events"}
+	if !s.tables[names[0]] {
 		return &SchemaError{Path: s.path, Missing: names[0]}
 	}
 	var agentID, appVersion sql.NullString
@@ -194,9 +195,9 @@ func (s *DB) begin(ctx context.Context) error {
 		return s.errorf("reading schema_meta: %w", err)
 	}
 	s.meta.AgentID, s.meta.AppVersion = agentID.String, appVersion.String
-	for i, ok := range have {
-		if !ok {
-			return &SchemaError{Path: s.path, Version: s.meta.SchemaVersion, Missing: names[i]}
+	for _, name := range names[1:] {
+		if !s.tables[name] {
+			return &SchemaError{Path: s.path, Version: s.meta.SchemaVersion, Missing: name}
 		}
 	}
 	return nil

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
 // readEverything lists and exports every session of every agent database
@@ -66,13 +68,13 @@ func TestReadOnlyChangesNothing(t *testing.T) {
 			for _, a := range dbs {
 				tc.setup(t, a.Path)
 			}
-			before := snapshot(t, state)
+			before := sessiontest.FileStates(t, state)
 			for _, m := range readEverything(t, state) {
 				if m != tc.mode {
 					t.Errorf("opened %v, want %v", m, tc.mode)
 				}
 			}
-			sameFiles(t, before, snapshot(t, state))
+			sessiontest.SameFiles(t, before, sessiontest.FileStates(t, state))
 		})
 	}
 }
@@ -118,13 +120,13 @@ func mainWithWriter(t *testing.T) (state, main string, before Window, lw *liveWr
 // reading changes no file either: the -shm is opened read-only.
 func TestReadOnlyWithLiveWriter(t *testing.T) {
 	state, main, s, lw := mainWithWriter(t)
-	before := snapshot(t, state)
+	before := sessiontest.FileStates(t, state)
 	for _, m := range readEverything(t, state) {
 		if m != ModeReadOnly {
 			t.Errorf("opened %v with a live -wal", m)
 		}
 	}
-	sameFiles(t, before, snapshot(t, state))
+	sessiontest.SameFiles(t, before, sessiontest.FileStates(t, state))
 	if got := findMain(t, main); got.MaxSeq != s.MaxSeq+1 {
 		t.Fatalf("the committed row in the -wal is not read: %+v", got)
 	}
@@ -138,11 +140,11 @@ func TestReadOnlyAfterWriterCrash(t *testing.T) {
 	state, main, s, lw := mainWithWriter(t)
 	lw.cmd.Process.Kill() // no close, no checkpoint: the frames stay in the -wal
 	lw.cmd.Wait()
-	before := snapshot(t, state)
+	before := sessiontest.FileStates(t, state)
 	if got := findMain(t, main); got.MaxSeq != s.MaxSeq+1 {
 		t.Fatalf("the committed row in the -wal is not read: %+v", got)
 	}
-	sameFiles(t, before, snapshot(t, state))
+	sessiontest.SameFiles(t, before, sessiontest.FileStates(t, state))
 }
 
 // A -wal holding frames without its -shm is refused rather than read by
@@ -155,11 +157,11 @@ func TestWALWithoutIndexRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	remove(t, main+"-shm")
-	before := snapshot(t, state)
+	before := sessiontest.FileStates(t, state)
 	if _, err := Open(context.Background(), main); !errors.Is(err, ErrWALWithoutIndex) {
 		t.Fatalf("Open = %v, want ErrWALWithoutIndex", err)
 	}
-	sameFiles(t, before, snapshot(t, state))
+	sessiontest.SameFiles(t, before, sessiontest.FileStates(t, state))
 }
 
 // A database copied into a read-only directory still reads.
@@ -190,12 +192,12 @@ func TestReadOnlyDirectory(t *testing.T) {
 				f.Close()
 				t.Fatal("the directory is writable after chmod 0555")
 			}
-			before := snapshot(t, state)
+			before := sessiontest.FileStates(t, state)
 			want := map[bool]Mode{true: ModeReadOnly, false: ModeImmutable}[withWAL]
 			if m := readEverything(t, state); m[0] != want {
 				t.Errorf("opened %v, want %v", m[0], want)
 			}
-			sameFiles(t, before, snapshot(t, state))
+			sessiontest.SameFiles(t, before, sessiontest.FileStates(t, state))
 		})
 	}
 }
