@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
@@ -235,14 +234,14 @@ func analyzeFile(path string, onVerdict func(Verdict)) (Plan, error) {
 	return Analyze(f, onVerdict)
 }
 
-// resolvePath trims and absolutizes path as OpenClaw does; an empty path is
-// a missing file.
+// resolvePath absolutizes path; an empty path is a missing file. Unlike
+// OpenClaw, which trims the path first, the name is taken byte for byte: a
+// session named " s.jsonl" is that file, never "s.jsonl" (docs/fix.md).
 func resolvePath(path string) (string, string) {
-	p := jsonl.TrimJS(path)
-	if p == "" {
+	if path == "" {
 		return "", ReasonMissing
 	}
-	abs, err := filepath.Abs(p)
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", ReasonMissing
 	}
