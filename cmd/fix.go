@@ -29,7 +29,7 @@ func (o *fixOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.DryRun, "dry-run", "n", false, "write nothing; print what would change, line by line")
 	fs.BoolVar(&o.Stdout, "stdout", false, "write the repaired content of FILE to standard output; never touch the file")
 	fs.BoolVar(&o.KeepBackup, "keep-backup", false, "keep the <file>.bak-<pid>-<ms> backup after a repair")
-	fs.BoolVar(&o.Force, "force", false, "repair even when a running OpenClaw holds the session's write lock")
+	fs.BoolVar(&o.Force, "force", false, "repair even when a running OpenClaw holds the session's write lock, or when the repaired file cannot keep its owner")
 	fs.StringVar(&o.Format, "format", "text", "report format: text or json")
 }
 
@@ -214,6 +214,8 @@ func (r *fixRun) file(path string) {
 	r.record(res, err)
 	if r.opts.Format == "text" {
 		report.FixText(r.Out, r.Err, report.FixOutcome{Result: res, Err: err, DryRun: r.opts.DryRun, Lines: lines})
+	} else if !r.opts.DryRun {
+		report.FixWarnings(r.Err, res)
 	}
 	if path != "-" {
 		r.removeLeftovers(path)

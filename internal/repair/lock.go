@@ -264,8 +264,12 @@ func (l *Lock) acquireOne(lockPath string, opts LockOptions) error {
 	return fmt.Errorf("%s: could not take the write lock after %d attempts (other processes keep taking it)", lockPath, maxLockAttempts)
 }
 
-// linkLock is the hard-link call that publishes a lock (a seam for tests).
-var linkLock = os.Link
+// linkLock is the hard-link call that publishes a lock, and removeLock the
+// call that deletes ours on release (seams for tests).
+var (
+	linkLock   = os.Link
+	removeLock = os.Remove
+)
 
 // createLockFile creates lockPath exclusively with body and reports false,
 // nil when it already exists. The body is written to a temp file first and
@@ -343,7 +347,7 @@ func (l *Lock) Release() error {
 		heldPaths.Delete(h.path)
 		cur, err := os.ReadFile(h.path)
 		if err == nil && bytes.Equal(cur, h.body) {
-			err = os.Remove(h.path)
+			err = removeLock(h.path)
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("%s: release write lock: %w", h.path, err))
