@@ -266,8 +266,13 @@ func resolvePath(path string) (string, string) {
 }
 
 // probe reports OpenClaw's reason when the file cannot be read at all:
-// missing, a directory, unreadable.
+// missing, a directory, unreadable, or neither a regular file nor a
+// directory (a pipe or a device: it is not opened, since opening a pipe
+// waits for a writer).
 func probe(abs string) string {
+	if fi, err := os.Stat(abs); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return "failed to read session file: " + abs + ": not a regular file"
+	}
 	f, err := os.Open(abs)
 	if err != nil {
 		return readFailure(err, abs)
