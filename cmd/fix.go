@@ -102,6 +102,9 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 	for _, in := range d.Inputs {
 		paths = append(paths, in.Path)
 	}
+	if len(paths) == 0 {
+		return noSessionFiles(opts.Paths, d)
+	}
 	if opts.Stdout && len(paths) != 1 {
 		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))
 	}
@@ -116,6 +119,20 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 		run.file(p)
 	}
 	return run.finish()
+}
+
+// noSessionFiles is the error of a fix whose folders hold no session file
+// (exit 2: no input could be read).
+func noSessionFiles(args []string, d discovery) error {
+	where := args
+	if len(args) == 0 {
+		where = d.Roots
+	}
+	msg := "fix: no session files (*.jsonl) in " + strings.Join(where, ", ")
+	if d.Skipped > 0 {
+		msg += fmt.Sprintf(" (%d other file(s) skipped: indexes, locks, backups, archives, trajectories)", d.Skipped)
+	}
+	return &unreadableError{err: errors.New(msg)}
 }
 
 func (o *fixOptions) validate() error {

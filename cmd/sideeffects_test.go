@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestFixAnnouncesHardLinks: fix --dry-run notes that a hard-linked
@@ -29,5 +30,28 @@ func TestFixAnnouncesHardLinks(t *testing.T) {
 	write(t, single, damagedSession)
 	if _, out, errOut := runCLI(t, "fix", "--dry-run", single); strings.Contains(out+errOut, "hard link") {
 		t.Errorf("a single name gets a link note:\n%s%s", out, errOut)
+	}
+}
+
+// TestReplayTextBoundsValues: replay's text output shows at most about 200
+// bytes of any value from the session (here a 1 MiB block type, tool-call
+// id and model id), and its length; the JSON output keeps them whole.
+func TestReplayTextBoundsValues(t *testing.T) {
+	huge := strings.Repeat("é", 1<<19) // 1 MiB of UTF-8: a cut must not split a character
+	session := `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}` + "\n" +
+		`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"` + huge + `","text":"x"},{"type":"text","text":"hi"}]}}` + "\n" +
+		`{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c` + huge + `","name":"exec","arguments":{}}],"api":"anthropic-messages","provider":"anthropic","model":"m` + huge + `","stopReason":"toolUse"}}` + "\n"
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	write(t, path, session)
+	_, out, errOut := runCLI(t, "replay", "--diff", path)
+	if len(out) > 8000 || !strings.Contains(out, "… (1048576 bytes)") || !strings.Contains(out, "… (1048577 bytes)") {
+		t.Errorf("text output of %d bytes, want a few lines with the lengths of the clipped values:\n%.3000s\n%s", len(out), out, errOut)
+	}
+	if !utf8.ValidString(out) {
+		t.Error("a clipped value splits a character")
+	}
+	_, out, _ = runCLI(t, "replay", "--format", "json", path)
+	if !strings.Contains(out, huge) {
+		t.Error("the JSON output lost the whole value")
 	}
 }
