@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -127,7 +127,7 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 		fmt.Fprintln(a.Err, "openclaw-doctor: check --provider: store sessions are checked without the replay checks (export them to replay them)")
 	}
 	defer r.provider.close()
-	if err := r.provider.prepare(a, d); err != nil {
+	if err := r.provider.prepare(ctx, a, d); err != nil {
 		return err
 	}
 	if r.provider == nil { // the replay keeps whole branches: leave its collector alone
@@ -245,7 +245,10 @@ func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
 	if in.Store != nil {
 		return r.checkStore(ctx, in.Store)
 	}
-	f, err := os.Open(in.Path)
+	if f := r.provider.spooled(in.Path); f != nil { // a pipe, read twice
+		return check.Run(io.NewSectionReader(f, 0, 1<<62), in.Path, -1, r.sel, r.opts)
+	}
+	f, err := openInput(ctx, in.Path)
 	if err != nil {
 		return check.Unopened(in.Path, err, r.sel)
 	}

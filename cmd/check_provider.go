@@ -37,9 +37,11 @@ func (f *providerFlags) addFlags(fs *pflag.FlagSet) {
 type providerRun struct {
 	opts check.ProviderOptions
 	// stdin is standard input spooled to a file, when it is an input;
-	// closeStdin closes it.
-	stdin      *os.File
-	closeStdin func()
+	// pipes are the named pipes among the inputs, spooled, by path;
+	// closers close them.
+	stdin   *os.File
+	pipes   map[string]*os.File
+	closers []func()
 	// matrices holds each file's matrix until its findings are printed,
 	// by path (a path given twice has the same matrix twice).
 	mu       sync.Mutex
@@ -80,25 +82,54 @@ func newProviderRun(a *app, f providerFlags, opts check.Options, sel *check.Sele
 
 func isReplayID(id check.ID) bool { return strings.HasPrefix(string(id), check.ReplayIDPrefix) }
 
-// prepare spools standard input when it is one of the inputs, so that the
-// line pass and the replay both read it; the spool replaces a.In.
-func (p *providerRun) prepare(a *app, d discovery) error {
-	if p == nil || !slices.ContainsFunc(d.Inputs, func(in input) bool { return in.Stdin }) {
+// prepare spools standard input and named pipes when they are among the
+// inputs, so that the line pass and the replay both read them; the spool
+// of standard input replaces a.In. A pipe that cannot be spooled is left
+// to the line pass, which reports it.
+func (p *providerRun) prepare(ctx context.Context, a *app, d discovery) error {
+	if p == nil {
+		return nil
+	}
+	for _, in := range d.Inputs {
+		if in.Stdin || !isPipe(inputMode(in.Path)) || p.pipes[in.Path] != nil {
+			continue
+		}
+		f, closeF, err := openSeekableInput(ctx, in.Path)
+		if err != nil {
+			continue
+		}
+		if p.pipes == nil {
+			p.pipes = map[string]*os.File{}
+		}
+		p.pipes[in.Path], p.closers = f, append(p.closers, closeF)
+	}
+	if !slices.ContainsFunc(d.Inputs, func(in input) bool { return in.Stdin }) {
 		return nil
 	}
 	f, closeF, err := spoolStdin(a)
 	if err != nil {
 		return err
 	}
-	p.stdin, p.closeStdin = f, closeF
+	p.stdin, p.closers = f, append(p.closers, closeF)
 	a.In = f
 	return nil
 }
 
-// close closes the spooled standard input.
+// spooled is the spool of the named pipe at path, or nil.
+func (p *providerRun) spooled(path string) *os.File {
+	if p == nil {
+		return nil
+	}
+	return p.pipes[path]
+}
+
+// close closes the spooled inputs.
 func (p *providerRun) close() {
-	if p != nil && p.closeStdin != nil {
-		p.closeStdin()
+	if p == nil {
+		return
+	}
+	for _, c := range p.closers {
+		c()
 	}
 }
 
@@ -109,10 +140,13 @@ func (p *providerRun) add(ctx context.Context, in input, res check.Result) check
 		return res
 	}
 	var pr check.ProviderResult
-	if in.Stdin {
+	switch {
+	case in.Stdin:
 		pr = check.FindReplayChanges(p.stdin, in.Path, p.opts)
-	} else {
-		f, err := os.Open(in.Path)
+	case p.pipes[in.Path] != nil:
+		pr = check.FindReplayChanges(p.pipes[in.Path], in.Path, p.opts)
+	default:
+		f, err := openInput(ctx, in.Path)
 		if err != nil {
 			return res // read a moment ago: the line pass reports what follows
 		}

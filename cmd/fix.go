@@ -29,7 +29,7 @@ func (o *fixOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.DryRun, "dry-run", "n", false, "write nothing; print what would change, line by line")
 	fs.BoolVar(&o.Stdout, "stdout", false, "write the repaired content of FILE to standard output; never touch the file")
 	fs.BoolVar(&o.KeepBackup, "keep-backup", false, "keep the <file>.bak-<pid>-<ms> backup after a repair")
-	fs.BoolVar(&o.Force, "force", false, "repair even when a running OpenClaw holds the session's write lock")
+	fs.BoolVar(&o.Force, "force", false, "repair even when a running OpenClaw holds the session's write lock, or when the repaired file cannot keep its owner")
 	fs.StringVar(&o.Format, "format", "text", "report format: text or json")
 }
 
@@ -107,13 +107,16 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 	if err := listStoreSessions(a, opts, d); err != nil {
 		return err
 	}
+	if len(paths) == 0 {
+		return noSessionFiles(opts.Paths, d)
+	}
 	if opts.Stdout && len(paths) != 1 {
 		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))
 	}
 	if opts.Stdout || (len(paths) == 1 && paths[0] == "-" && !opts.DryRun) {
-		return fixToStdout(a, paths[0])
+		return fixToStdout(ctx, a, paths[0])
 	}
-	run := &fixRun{app: a, opts: opts}
+	run := &fixRun{app: a, ctx: ctx, opts: opts}
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -121,6 +124,20 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 		run.file(p)
 	}
 	return run.finish()
+}
+
+// noSessionFiles is the error of a fix whose folders hold no session file
+// (exit 2: no input could be read).
+func noSessionFiles(args []string, d discovery) error {
+	where := args
+	if len(args) == 0 {
+		where = d.Roots
+	}
+	msg := "fix: no session files (*.jsonl) in " + strings.Join(where, ", ")
+	if d.Skipped > 0 {
+		msg += fmt.Sprintf(" (%d other file(s) skipped: indexes, locks, backups, archives, trajectories)", d.Skipped)
+	}
+	return &unreadableError{err: errors.New(msg)}
 }
 
 func (o *fixOptions) validate() error {
@@ -144,17 +161,28 @@ func (o *fixOptions) validate() error {
 }
 
 // fixToStdout writes the repaired content of one input to standard output.
-func fixToStdout(a *app, path string) error {
+func fixToStdout(ctx context.Context, a *app, path string) error {
 	var res repair.Result
 	var err error
-	if path == "-" {
+	switch {
+	case path == "-":
 		in, closeIn, serr := spoolFixStdin(a)
 		if serr != nil {
 			return serr
 		}
 		defer closeIn()
 		res, err = repair.RepairStream(a.Out, in, path, repair.Options{})
-	} else {
+	case isPipe(inputMode(path)):
+		in, closeIn, serr := openSeekableInput(ctx, path)
+		if serr != nil {
+			return &unreadableError{err: serr}
+		}
+		defer closeIn()
+		res, err = repair.RepairStream(a.Out, in, path, repair.Options{})
+	default:
+		if terr := checkInputType(path); terr != nil {
+			return &unreadableError{err: terr}
+		}
 		res, err = repair.RepairTo(a.Out, path, repair.Options{})
 	}
 	res.Path = path
@@ -189,6 +217,7 @@ func spoolFixStdin(a *app) (*os.File, func(), error) {
 // fixRun repairs (or plans) the files one after the other and reports.
 type fixRun struct {
 	*app
+	ctx      context.Context
 	opts     *fixOptions
 	files    []report.FixFile
 	failed   int // files that could not be repaired
@@ -219,20 +248,37 @@ func (r *fixRun) file(path string) {
 	r.record(res, err)
 	if r.opts.Format == "text" {
 		report.FixText(r.Out, r.Err, report.FixOutcome{Result: res, Err: err, DryRun: r.opts.DryRun, Lines: lines})
+	} else if !r.opts.DryRun {
+		report.FixWarnings(r.Err, res)
 	}
-	if path != "-" {
+	if path != "-" && inputMode(path) == 0 { // a regular file (or none): not a pipe or a device
 		r.removeLeftovers(path)
 	}
 }
 
 // repair repairs the file at path, or plans the repair of standard input
-// for "-" (fix repairs standard input in place only to standard output).
-// An *unreadableError means standard input could not be spooled.
+// for "-" and of a named pipe (neither can be repaired in place: fix
+// repairs them only to standard output). A device is refused unread. An
+// *unreadableError means standard input or a pipe could not be spooled.
 func (r *fixRun) repair(path string, opts repair.Options) (repair.Result, error) {
-	if path != "-" {
+	var in *os.File
+	var closeIn func()
+	var err error
+	switch m := inputMode(path); {
+	case path == "-":
+		in, closeIn, err = spoolFixStdin(r.app)
+	case isDevice(m):
+		return repair.Result{Reason: "failed to read session file: " + notRegular(path, m).Error()}, nil
+	case isPipe(m) && !opts.DryRun:
+		return repair.Result{Reason: "a pipe cannot be repaired in place (fix --stdout PIPE writes the repaired content, fix --dry-run PIPE plans it)"}, nil
+	case isPipe(m):
+		in, closeIn, err = openSeekableInput(r.ctx, path)
+		if err != nil {
+			err = &unreadableError{err: err}
+		}
+	default:
 		return repair.RepairFile(path, opts)
 	}
-	in, closeIn, err := spoolFixStdin(r.app)
 	if err != nil {
 		return repair.Result{}, err
 	}

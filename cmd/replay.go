@@ -80,7 +80,7 @@ ENVIRONMENT
 
 // runReplay loads the session, resolves the target and prints the replay.
 func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) error {
-	src, closeSrc, err := openReplaySource(a, path)
+	src, closeSrc, err := openReplaySource(ctx, a, path)
 	if err != nil {
 		return err
 	}
@@ -182,16 +182,16 @@ func replayClock(a *app) (func() time.Time, error) {
 	return func() time.Time { return now }, nil
 }
 
-// openReplaySource opens path, or spools standard input (the loader reads
-// its input twice, the second time at offsets), and returns the function
-// that closes it.
-func openReplaySource(a *app, path string) (*os.File, func(), error) {
+// openReplaySource opens path, or spools standard input or a pipe (the
+// loader reads its input twice, the second time at offsets), and returns
+// the function that closes it.
+func openReplaySource(ctx context.Context, a *app, path string) (*os.File, func(), error) {
 	if path != "-" {
-		f, err := os.Open(path)
+		f, closeF, err := openSeekableInput(ctx, path)
 		if err != nil {
 			return nil, nil, &unreadableError{err: err}
 		}
-		return f, func() { f.Close() }, nil
+		return f, closeF, nil
 	}
 	return spoolStdin(a)
 }

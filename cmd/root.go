@@ -53,6 +53,7 @@ func Main() int {
 
 // run executes one invocation; tests call it in-process.
 func run(ctx context.Context, args []string, s streams, getenv func(string) string) int {
+	s.In = cancelOnDone(ctx, s.In) // a read waiting on an idle standard input ends with ctx
 	a := &app{streams: s, getenv: getenv}
 	root := newRootCmd(a)
 	root.SetArgs(args)

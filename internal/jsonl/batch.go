@@ -197,8 +197,8 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 		switch {
 		case err == nil:
 			cut = bytes.LastIndexByte(data, '\n') + 1
-			if cut == 0 { // a line longer than the buffer: read on in a bigger one
-				grown := make([]byte, len(data), 2*cap(data))
+			if cut == 0 && len(data) <= maxLineBytes { // a line longer than the buffer: read on in a bigger one
+				grown := make([]byte, len(data), min(2*cap(data), maxLineBytes+2))
 				copy(grown, data)
 				data = grown
 				continue
@@ -206,6 +206,15 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 		case !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
 			b.err = err
 			cut = bytes.LastIndexByte(data, '\n') + 1
+		}
+		if len(data) > maxLineBytes {
+			if n, off, ok := longLine(data); ok { // the limit: stop before it
+				b.data, b.num, b.offset = data[:off], rd.num, rd.offset
+				b.err = &LineTooLongError{Line: rd.num + n, Offset: rd.offset + int64(off), Limit: maxLineBytes}
+				rd.num += n - 1
+				rd.offset += int64(off)
+				return true
+			}
 		}
 		b.data, b.num, b.offset = data[:cut], rd.num, rd.offset
 		if err == nil {
@@ -218,6 +227,23 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 		rd.offset += int64(cut)
 		return err != nil
 	}
+}
+
+// longLine finds the first line of data longer than maxLineBytes, the
+// unfinished piece at its end included: its number within data (from 1)
+// and its offset.
+func longLine(data []byte) (n, off int, ok bool) {
+	for n = 1; off < len(data); n++ {
+		next := bytes.IndexByte(data[off:], '\n') + 1 // the line with its "\n"
+		if next == 0 {
+			next = len(data) - off
+		}
+		if tooLong(data[off : off+next]) {
+			return n, off, true
+		}
+		off += next
+	}
+	return 0, 0, false
 }
 
 // takeBatch reuses a consumed batch (its buffer and Out) when there is one.

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -132,6 +133,85 @@ func TestRunBatchesConsumerError(t *testing.T) {
 		})
 		if !errors.Is(err, stop) || n != 2 {
 			t.Fatalf("%d workers: error %v after %d batches", workers, err, n)
+		}
+	}
+}
+
+// zeros is an endless input without a newline, counting what was read.
+type zeros struct{ n int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestLineLimit: a line longer than the limit stops Reader and RunBatches
+// alike with a *LineTooLongError naming it, after the lines before it, and
+// an endless line is not read much past the limit.
+func TestLineLimit(t *testing.T) {
+	defer func(old int) { maxLineBytes = old }(maxLineBytes)
+	maxLineBytes = 3 << 20
+	long := strings.Repeat("x", maxLineBytes)
+	head := strings.Repeat("{\"a\":1}\n", 1000) // 8000 bytes: the long line starts at byte 8000
+	cases := []struct {
+		name     string
+		input    string
+		wantLine int // 0: no error
+	}{
+		{"at the limit", head + long + "\r\n" + "{}\n", 0},
+		{"at the limit, last line", head + long, 0},
+		{"one byte over", head + long + "x\n{}\n", 1001},
+		{"one byte over, last line", head + long + "x", 1001},
+		{"far over", head + long + long + "\n", 1001},
+		{"first line", long + "x\n", 1},
+	}
+	for _, c := range cases {
+		for _, workers := range []int{0, 1, 2} { // 0: Reader
+			t.Run(fmt.Sprintf("%s/%d", c.name, workers), func(t *testing.T) {
+				var got []Line
+				var err error
+				if workers == 0 {
+					got, err = readerLines(strings.NewReader(c.input))
+				} else {
+					got, err = pipelineLines(t, strings.NewReader(c.input), workers, -1)
+				}
+				var tl *LineTooLongError
+				if c.wantLine == 0 {
+					if err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				if !errors.As(err, &tl) || tl.Line != c.wantLine || tl.Limit != maxLineBytes {
+					t.Fatalf("error %v, want line %d too long", err, c.wantLine)
+				}
+				if want := int64(8000); c.wantLine == 1001 && tl.Offset != want {
+					t.Errorf("offset %d, want %d", tl.Offset, want)
+				}
+				if len(got) != c.wantLine-1 {
+					t.Errorf("%d lines before the error, want %d", len(got), c.wantLine-1)
+				}
+				if !strings.Contains(err.Error(), fmt.Sprintf("line %d ", c.wantLine)) || !strings.Contains(err.Error(), "3 MiB") {
+					t.Errorf("message %q does not name the line and the limit", err)
+				}
+			})
+		}
+	}
+	for _, workers := range []int{0, 1, 2} {
+		z := &zeros{}
+		var err error
+		if workers == 0 {
+			_, err = readerLines(z)
+		} else {
+			_, err = pipelineLines(t, z, workers, -1)
+		}
+		var tl *LineTooLongError
+		if !errors.As(err, &tl) || tl.Line != 1 {
+			t.Fatalf("%d workers: endless line: error %v", workers, err)
+		}
+		if max := int64(3*maxLineBytes + 2*readBufferSize); z.n > max {
+			t.Errorf("%d workers: endless line: read %d bytes, more than %d", workers, z.n, max)
 		}
 	}
 }

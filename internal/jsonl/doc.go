@@ -4,8 +4,10 @@
 // Guarantees:
 //
 //   - [Reader] yields every physical line with its 1-based number, byte
-//     offset and original bytes, without a length limit: memory is
-//     proportional to the longest line, never to the file.
+//     offset and original bytes: memory is proportional to the longest
+//     line, never to the file. A line longer than [MaxLineBytes] (512 MiB,
+//     about the longest string OpenClaw can hold) stops the reading with a
+//     *[LineTooLongError] naming it, in [Reader] and [RunBatches] alike.
 //   - [Parse] accepts exactly what JavaScript's JSON.parse accepts after the
 //     file was decoded as UTF-8 (invalid bytes inside strings become U+FFFD,
 //     lone surrogate escapes survive, the last duplicate key wins, numbers

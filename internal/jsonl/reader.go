@@ -3,13 +3,43 @@ package jsonl
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 )
 
 // readBufferSize is the bufio buffer behind [Reader]. Lines shorter than this
 // are returned without copying; longer ones are gathered in a spill buffer,
-// so a line has no length limit.
+// up to [MaxLineBytes].
 const readBufferSize = 1 << 20 // 1 MiB: measured sweet spot for bufio line splitting
+
+// MaxLineBytes is the longest line [Reader] and [RunBatches] read: 512 MiB,
+// about the longest string OpenClaw's JavaScript engine can hold (V8's
+// limit is 2^29 - 24 characters), so OpenClaw cannot read such a line
+// either. A longer line is a *[LineTooLongError], never unbounded memory.
+const MaxLineBytes = 512 << 20
+
+// maxLineBytes is MaxLineBytes; tests lower it.
+var maxLineBytes = MaxLineBytes
+
+// LineTooLongError is the read error for a line longer than [MaxLineBytes]:
+// reading stops there, and the lines before it were read.
+type LineTooLongError struct {
+	Line   int   // the line's 1-based number
+	Offset int64 // the byte offset where it starts
+	Limit  int   // the limit in bytes
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("line %d (at byte %d) is longer than %s, the longest line openclaw-doctor (and OpenClaw) can read", e.Line, e.Offset, byteSize(e.Limit))
+}
+
+// byteSize writes n in MiB when it is a whole number of them.
+func byteSize(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // Line is one physical line of a transcript.
 type Line struct {
@@ -61,6 +91,9 @@ func (r *Reader) Next() (Line, error) {
 		return Line{}, r.err
 	}
 	data, err := r.readLine()
+	if errors.Is(err, errLineTooLong) {
+		err = &LineTooLongError{Line: r.num + 1, Offset: r.offset, Limit: maxLineBytes}
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		r.err = err
 		return Line{}, err
@@ -88,8 +121,11 @@ func (r *Reader) Next() (Line, error) {
 	return line, nil
 }
 
+// errLineTooLong is readLine's signal that the line passed maxLineBytes.
+var errLineTooLong = errors.New("line too long")
+
 // readLine returns the next chunk up to and including "\n", using the spill
-// buffer when the line is longer than the bufio buffer.
+// buffer when the line is longer than the bufio buffer, up to maxLineBytes.
 func (r *Reader) readLine() ([]byte, error) {
 	if cap(r.spill) > maxKeptSpill {
 		r.spill = nil // do not keep a giant line's buffer alive for the rest of the file
@@ -100,11 +136,32 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 	r.spill = append(r.spill[:0], data...)
 	for errors.Is(err, bufio.ErrBufferFull) {
+		if len(r.spill) > maxLineBytes {
+			r.spill = nil
+			return nil, errLineTooLong
+		}
 		data, err = r.br.ReadSlice('\n')
 		r.spill = append(r.spill, data...)
+	}
+	if tooLong(r.spill) {
+		r.spill = nil
+		return nil, errLineTooLong
 	}
 	return r.spill, err
 }
 
 // maxKeptSpill is the largest spill buffer kept between lines.
 const maxKeptSpill = 64 << 20
+
+// tooLong reports whether chunk, a line with its terminator, holds more
+// than maxLineBytes of line.
+func tooLong(chunk []byte) bool {
+	n := len(chunk)
+	if n > 0 && chunk[n-1] == '\n' {
+		n--
+		if n > 0 && chunk[n-1] == '\r' {
+			n--
+		}
+	}
+	return n > maxLineBytes
+}

@@ -111,6 +111,10 @@ type LockInfo struct {
 	Reclaimable bool
 	// ModTime is the lock file's modification time.
 	ModTime time.Time
+	// HeldUntil is when a lock that is stale only for its body (no pid, no
+	// valid createdAt) becomes reclaimable: ModTime plus the stale age.
+	// Zero for other locks.
+	HeldUntil time.Time
 
 	raw []byte // the body as read, to recognise the same lock later
 }
@@ -119,9 +123,12 @@ type LockInfo struct {
 // "pid 4242, created 2026-05-02T14:07:31.204Z (3m0s ago), stale: dead-pid".
 func (i *LockInfo) String() string {
 	var b strings.Builder
-	if i.PID > 0 {
+	switch {
+	case i.PID > 0:
 		fmt.Fprintf(&b, "pid %d", i.PID)
-	} else {
+	case i.raw != nil && len(bytes.TrimSpace(i.raw)) == 0:
+		b.WriteString("empty lock file, no pid")
+	default:
 		b.WriteString("no pid")
 	}
 	switch {
@@ -145,7 +152,29 @@ type LiveLockError struct {
 }
 
 func (e *LiveLockError) Error() string {
+	if what := e.Info.bodyFault(); what != "" {
+		return fmt.Sprintf("%s: session is locked: %s; it counts as held until it is %s old (%s), unless --force takes it over",
+			e.Info.Path, what, e.Info.HeldUntil.Sub(e.Info.ModTime).Round(time.Second), jsISOString(e.Info.HeldUntil))
+	}
 	return fmt.Sprintf("%s: session is locked by a running OpenClaw (%s)", e.Info.Path, e.Info.String())
+}
+
+// bodyFault says what is wrong with a lock that is held only because its
+// file is young, though its body does not name a live owner; "" for any
+// other lock.
+func (i *LockInfo) bodyFault() string {
+	if i.HeldUntil.IsZero() {
+		return ""
+	}
+	switch {
+	case i.raw != nil && len(bytes.TrimSpace(i.raw)) == 0:
+		return "the lock file is empty (OpenClaw creates it before it writes its pid: another process is taking the lock now, or was killed while taking it)"
+	case i.Unreadable:
+		return "the lock file is not a readable JSON lock body"
+	case i.PID == 0:
+		return "the lock file names no pid"
+	}
+	return fmt.Sprintf("the lock file's createdAt is missing or invalid (its pid %d is running)", i.PID)
 }
 
 // Lock is OpenClaw's session write lock (<file>.lock) held by this process.
@@ -264,8 +293,12 @@ func (l *Lock) acquireOne(lockPath string, opts LockOptions) error {
 	return fmt.Errorf("%s: could not take the write lock after %d attempts (other processes keep taking it)", lockPath, maxLockAttempts)
 }
 
-// linkLock is the hard-link call that publishes a lock (a seam for tests).
-var linkLock = os.Link
+// linkLock is the hard-link call that publishes a lock, and removeLock the
+// call that deletes ours on release (seams for tests).
+var (
+	linkLock   = os.Link
+	removeLock = os.Remove
+)
 
 // createLockFile creates lockPath exclusively with body and reports false,
 // nil when it already exists. The body is written to a temp file first and
@@ -343,7 +376,7 @@ func (l *Lock) Release() error {
 		heldPaths.Delete(h.path)
 		cur, err := os.ReadFile(h.path)
 		if err == nil && bytes.Equal(cur, h.body) {
-			err = os.Remove(h.path)
+			err = removeLock(h.path)
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("%s: release write lock: %w", h.path, err))
@@ -375,7 +408,7 @@ func inspectLockFile(lockPath string, opts LockOptions) (*LockInfo, error) {
 	st, err := os.Stat(lockPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+			return nil, danglingLock(lockPath, err)
 		}
 		return nil, fmt.Errorf("%s: inspect write lock: %w", lockPath, err)
 	}
@@ -389,6 +422,27 @@ func inspectLockFile(lockPath string, opts LockOptions) (*LockInfo, error) {
 	}
 	judgeLock(info, opts)
 	return info, nil
+}
+
+// danglingLock is a *DanglingLockError when lockPath is a symlink to
+// nothing (it exists, so no lock can be created there, yet cannot be
+// read), and err otherwise.
+func danglingLock(lockPath string, err error) error {
+	if fi, lerr := os.Lstat(lockPath); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(lockPath)
+		return &DanglingLockError{Path: lockPath, Target: target}
+	}
+	return err
+}
+
+// DanglingLockError means the write lock's path is a symlink to a file
+// that does not exist: no lock can be taken there until it is removed.
+type DanglingLockError struct {
+	Path, Target string
+}
+
+func (e *DanglingLockError) Error() string {
+	return fmt.Sprintf("%s: cannot take the write lock: the lock path is a dangling symlink (to %q); remove it if no OpenClaw uses it", e.Path, e.Target)
 }
 
 // readLockPayload fills pid, createdAt and starttime from a lock body the
@@ -459,6 +513,9 @@ func judgeLock(info *LockInfo, opts LockOptions) {
 		info.StaleReasons = append(info.StaleReasons, StaleOrphanSelfPID)
 	} else if info.Stale && onlyBodyFaults(info.StaleReasons) {
 		info.Reclaimable = now.Sub(info.ModTime) > opts.staleAfter()
+		if !info.Reclaimable {
+			info.HeldUntil = info.ModTime.Add(opts.staleAfter())
+		}
 	}
 }
 

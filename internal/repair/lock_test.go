@@ -473,3 +473,49 @@ func InspectLock(path string, opts LockOptions) (*LockInfo, error) {
 	}
 	return info, err
 }
+
+// TestLockMessagesSayWhatTheLockIs: a fresh empty lock, a lock without a
+// pid and a dangling symlink at the lock path are refused with a message
+// that says what they are, not "a running OpenClaw" or "other processes
+// keep taking it"; the symlink is refused at the first attempt.
+func TestLockMessagesSayWhatTheLockIs(t *testing.T) {
+	cases := []struct {
+		name, body string
+		want       string
+	}{
+		{"empty", "", "session is locked: the lock file is empty (OpenClaw creates it before it writes its pid"},
+		{"no pid", `{"createdAt":"` + jsISOString(time.Now()) + `"}`, "session is locked: the lock file names no pid; it counts as held until it is 30m0s old"},
+		{"not JSON", `{"pid":`, "session is locked: the lock file is not a readable JSON lock body"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "s.jsonl")
+			if err := os.WriteFile(path+".lock", []byte(c.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := AcquireLock(path, LockOptions{})
+			var live *LiveLockError
+			if !errors.As(err, &live) {
+				t.Fatalf("got %v, want *LiveLockError", err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, c.want) || strings.Contains(msg, "running OpenClaw") || !strings.Contains(msg, "--force") {
+				t.Errorf("message %q, want %q", msg, c.want)
+			}
+		})
+	}
+	t.Run("dangling symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "s.jsonl")
+		if err := os.Symlink(filepath.Join(dir, "nowhere"), path+".lock"); err != nil {
+			t.Skipf("no symlinks here: %v", err)
+		}
+		for _, force := range []bool{false, true} {
+			_, err := AcquireLock(path, LockOptions{Force: force})
+			var dl *DanglingLockError
+			if !errors.As(err, &dl) || !strings.Contains(err.Error(), "dangling symlink") || strings.Contains(err.Error(), "attempts") {
+				t.Errorf("force %v: got %v, want a dangling-symlink error", force, err)
+			}
+		}
+	})
+}

@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
@@ -21,7 +20,8 @@ type Options struct {
 	DryRun bool
 	// KeepBackup keeps the .bak-<pid>-<ms> sibling after a replace.
 	KeepBackup bool
-	// Force takes over a live OpenClaw write lock.
+	// Force takes over a live OpenClaw write lock, and replaces a file
+	// whose owner this process cannot keep (Result.OwnerChange).
 	Force bool
 	// Now and UUID are the clock and the UUID v4 source of synthetic tool
 	// results (nil: the real clock and crypto/rand).
@@ -72,6 +72,16 @@ type Result struct {
 	BackupCleanupErr error
 	// Lock reports stale locks replaced and live locks taken over.
 	ReplacedStaleLocks, OverriddenLocks []LockInfo
+	// LockReleaseErr is why the write lock could not be removed after the
+	// repair (the <file>.lock is then left behind).
+	LockReleaseErr error
+	// OtherLinks counts the file's other hard links: the repair gives
+	// only the name repaired the new content, the others keep the old.
+	OtherLinks int
+	// OwnerChange is set when the repaired file did not keep (for a dry
+	// run: could not keep) the original's owner and group; a repair only
+	// goes ahead that way with Force.
+	OwnerChange *OwnerError
 }
 
 // ErrLocked wraps the *LiveLockError of a refused repair.
@@ -85,8 +95,8 @@ var ErrLocked = errors.New("session is locked")
 // then starts "repair failed: ") or when a live lock refused it (wrapping
 // [ErrLocked] and the *LiveLockError; Result.Reason is its message). A file that needs nothing is not
 // touched at all: same bytes, same mtime.
-func RepairFile(path string, opts Options) (Result, error) {
-	res := Result{Path: path}
+func RepairFile(path string, opts Options) (res Result, err error) {
+	res = Result{Path: path}
 	abs, reason := locate(path)
 	if reason != "" {
 		res.Reason = reason
@@ -105,7 +115,7 @@ func RepairFile(path string, opts Options) (Result, error) {
 			res.Reason = "repair failed: " + err.Error()
 			return res, err
 		}
-		defer lock.Release()
+		defer func() { res.LockReleaseErr = lock.Release() }()
 		res.ReplacedStaleLocks, res.OverriddenLocks = lock.ReplacedStale, lock.Overridden
 	}
 	snap, err := TakeSnapshot(abs)
@@ -113,13 +123,18 @@ func RepairFile(path string, opts Options) (Result, error) {
 		res.Reason = readFailure(err, abs)
 		return res, nil
 	}
+	res.OtherLinks = int(snap.Links) - 1
 	plan, err := analyzeFile(abs, opts.OnVerdict)
 	if err != nil {
 		res.Reason = readFailure(err, abs)
 		return res, nil
 	}
 	res.Plan = plan
-	if !fillPlanned(&res, &plan) || opts.DryRun {
+	if !fillPlanned(&res, &plan) {
+		return res, nil
+	}
+	if opts.DryRun {
+		res.OwnerChange = OwnerKeepable(snap)
 		return res, nil
 	}
 	return replaceFile(res, abs, snap, &plan, opts)
@@ -144,6 +159,7 @@ func fillPlanned(res *Result, plan *Plan) bool {
 func replaceFile(res Result, abs string, snap Snapshot, plan *Plan, opts Options) (Result, error) {
 	ropts := opts.Replace
 	ropts.KeepBackup = opts.KeepBackup
+	ropts.AllowOwnerChange = opts.Force
 	write := func(w io.Writer) error {
 		f, err := os.Open(snap.Path)
 		if err != nil {
@@ -153,7 +169,7 @@ func replaceFile(res Result, abs string, snap Snapshot, plan *Plan, opts Options
 		return WriteRepaired(w, f, plan, opts.now, opts.uuid)
 	}
 	rr, err := Replace(abs, snap, write, ropts)
-	res.BackupPath, res.BackupCleanupErr = rr.BackupPath, rr.BackupCleanupErr
+	res.BackupPath, res.BackupCleanupErr, res.OwnerChange = rr.BackupPath, rr.BackupCleanupErr, rr.OwnerChange
 	if err != nil && !rr.Replaced {
 		res.Repaired = false
 		res.InsertedToolResults = 0 // OpenClaw's failure result has no insertedToolResults
@@ -235,14 +251,14 @@ func analyzeFile(path string, onVerdict func(Verdict)) (Plan, error) {
 	return Analyze(f, onVerdict)
 }
 
-// resolvePath trims and absolutizes path as OpenClaw does; an empty path is
-// a missing file.
+// resolvePath absolutizes path; an empty path is a missing file. Unlike
+// OpenClaw, which trims the path first, the name is taken byte for byte: a
+// session named " s.jsonl" is that file, never "s.jsonl" (docs/fix.md).
 func resolvePath(path string) (string, string) {
-	p := jsonl.TrimJS(path)
-	if p == "" {
+	if path == "" {
 		return "", ReasonMissing
 	}
-	abs, err := filepath.Abs(p)
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", ReasonMissing
 	}
@@ -250,8 +266,13 @@ func resolvePath(path string) (string, string) {
 }
 
 // probe reports OpenClaw's reason when the file cannot be read at all:
-// missing, a directory, unreadable.
+// missing, a directory, unreadable, or neither a regular file nor a
+// directory (a pipe or a device: it is not opened, since opening a pipe
+// waits for a writer).
 func probe(abs string) string {
+	if fi, err := os.Stat(abs); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return "failed to read session file: " + abs + ": not a regular file"
+	}
 	f, err := os.Open(abs)
 	if err != nil {
 		return readFailure(err, abs)

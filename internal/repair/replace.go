@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,9 +22,13 @@ import (
 //     Snapshot before reading the file.
 //  2. The new content is written to "<base>.repair.<pid>.<uuid>.tmp" in the
 //     same directory (a rename is atomic only within one file system),
-//     created exclusively with the original's mode and, where permitted,
-//     owner, then fsynced and closed (fsync before rename, or a crash can
-//     leave a renamed but empty file: Ts'o, ext4 delayed allocation).
+//     created exclusively and given the original's owner where permitted
+//     (when it cannot keep the owner, the replace stops there unless
+//     ReplaceOptions.AllowOwnerChange), then written, then given the
+//     original's exact mode (after the last write: a write by a process
+//     without CAP_FSETID clears set-id bits, and so does a chown), then
+//     fsynced and closed (fsync before rename, or a crash can leave a
+//     renamed but empty file: Ts'o, ext4 delayed allocation).
 //  3. The backup "<file>.bak-<pid>-<ms>" is made a hard link to the original:
 //     same inode, so it holds the original bytes and mode, and whatever a
 //     lock-ignoring writer appends through a descriptor it already has open
@@ -66,6 +71,12 @@ type ReplaceOptions struct {
 	// rename aborts the replace there, as a failure of that step would;
 	// after the rename it is ignored.
 	Hook func(Step) error
+	// AllowOwnerChange replaces the file even when the new one cannot get
+	// the original's owner and group (this process is neither root nor
+	// permitted to give them): it is then owned by this process, and
+	// ReplaceResult.OwnerChange says so. Without it such a replace stops
+	// with an *OwnerError before anything is replaced.
+	AllowOwnerChange bool
 }
 
 func (o ReplaceOptions) pid() int {
@@ -111,6 +122,30 @@ type ReplaceResult struct {
 	// original after it was checked; they are at the end of the kept
 	// backup, from offset Snapshot.Size.
 	AppendedBytes int64
+	// OwnerChange is set when the new file could not keep the original's
+	// owner or group (only with ReplaceOptions.AllowOwnerChange).
+	OwnerChange *OwnerError
+}
+
+// OwnerError means the replaced file could not keep the original's owner
+// and group: this process may not give them (only root may give a file
+// away, and a group only to its members).
+type OwnerError struct {
+	Path           string
+	UID, GID       int // the original's
+	NewUID, NewGID int // what the new file gets
+	ProcUID        int // this process's effective uid
+}
+
+func (e *OwnerError) Error() string {
+	return fmt.Sprintf("%s: owned by uid %d gid %d; a repair by uid %d cannot keep that owner and would give the file to uid %d gid %d; nothing was replaced (--force repairs it anyway and changes the owner, or run as the owner or root)",
+		e.Path, e.UID, e.GID, e.ProcUID, e.NewUID, e.NewGID)
+}
+
+// Change describes a permitted owner change, for a warning.
+func (e *OwnerError) Change() string {
+	return fmt.Sprintf("%s: its owner changed from uid %d gid %d to uid %d gid %d (this process may not keep the original owner)",
+		e.Path, e.UID, e.GID, e.NewUID, e.NewGID)
 }
 
 // ChangedError means the file changed between the snapshot and the rename
@@ -147,7 +182,10 @@ type Snapshot struct {
 	Size    int64
 	ModTime time.Time
 	Mode    fs.FileMode
-	info    fs.FileInfo // identity (device and inode) for os.SameFile
+	// Links is the file's number of hard links: a replace gives only the
+	// name it replaces the new content; other links keep the old inode.
+	Links uint64
+	info  fs.FileInfo // identity (device and inode) for os.SameFile
 }
 
 // TakeSnapshot resolves path's symlinks and records the target's identity,
@@ -165,7 +203,7 @@ func TakeSnapshot(path string) (Snapshot, error) {
 		return Snapshot{}, fmt.Errorf("%s: not a regular file", path)
 	}
 	pinIdentity(fi)
-	return Snapshot{Path: target, Size: fi.Size(), ModTime: fi.ModTime(), Mode: fi.Mode(), info: fi}, nil
+	return Snapshot{Path: target, Size: fi.Size(), ModTime: fi.ModTime(), Mode: fi.Mode(), Links: fileLinks(fi), info: fi}, nil
 }
 
 func resolveTarget(path string) (string, error) {
@@ -316,8 +354,11 @@ func (r *replacer) writeTemp(write func(io.Writer) error) error {
 }
 
 func (r *replacer) fillTemp(f *os.File, write func(io.Writer) error) error {
-	if err := matchOwnerAndMode(f, r.snap); err != nil {
-		return fmt.Errorf("%s: set mode of temp file: %w", r.snap.Path, err)
+	if change := matchOwner(f, r.snap); change != nil {
+		if !r.opts.AllowOwnerChange {
+			return change
+		}
+		r.res.OwnerChange = change
 	}
 	cw := &countingWriter{w: f}
 	bw := bufio.NewWriterSize(cw, 1<<20)
@@ -328,6 +369,9 @@ func (r *replacer) fillTemp(f *os.File, write func(io.Writer) error) error {
 		return fmt.Errorf("%s: write temp file: %w", r.snap.Path, err)
 	}
 	r.res.BytesWritten = cw.n
+	if err := matchMode(f, r.snap); err != nil {
+		return fmt.Errorf("%s: set mode of temp file: %w", r.snap.Path, err)
+	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("%s: sync temp file: %w", r.snap.Path, err)
 	}
@@ -392,9 +436,10 @@ func (r *replacer) copyBackup(name string) error {
 	}
 	r.backupPath = name
 	r.res.BackupCopied = true
-	err = matchOwnerAndMode(f, r.snap)
+	_ = matchOwner(f, r.snap) // a backup that cannot keep the owner is still a backup
+	r.backupLen, err = io.Copy(f, io.NewSectionReader(r.old, 0, 1<<62))
 	if err == nil {
-		r.backupLen, err = io.Copy(f, io.NewSectionReader(r.old, 0, 1<<62))
+		err = matchMode(f, r.snap) // after the last write, which may clear set-id bits
 	}
 	if err == nil {
 		err = f.Sync()
@@ -490,20 +535,67 @@ func (r *replacer) copyTail(size int64) error {
 }
 
 // createExclusive creates dir/name exclusively with mode's permission bits
-// (the umask is undone by matchOwnerAndMode).
+// (the umask is undone by matchMode).
 func createExclusive(dir, name string, mode fs.FileMode) (*os.File, string, error) {
 	path := filepath.Join(dir, name)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode.Perm())
 	return f, path, err
 }
 
-// matchOwnerAndMode gives f the snapshot's owner where this process may
-// (silently keeping its own otherwise) and then its exact mode: chown
-// first, because it clears set-id bits.
-func matchOwnerAndMode(f *os.File, snap Snapshot) error {
-	if uid, gid, ok := fileOwner(snap.info); ok {
-		_ = f.Chown(uid, gid) // not permitted unless root or the same owner: keep ours
+// matchOwner gives f, a new file, the snapshot's owner and group where
+// this process may. It returns an *OwnerError when f ends up with another
+// owner or group than the original (nil where owners are unknown). Call it
+// before matchMode: chown clears set-id bits.
+func matchOwner(f *os.File, snap Snapshot) *OwnerError {
+	uid, gid, ok := fileOwner(snap.info)
+	if !ok {
+		return nil
 	}
+	_ = f.Chown(uid, gid) // not permitted unless root, or the owner giving a group it is in
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	newUID, newGID, ok := fileOwner(fi)
+	if !ok || newUID == uid && newGID == gid {
+		return nil
+	}
+	return &OwnerError{Path: snap.Path, UID: uid, GID: gid, NewUID: newUID, NewGID: newGID, ProcUID: os.Geteuid()}
+}
+
+// OwnerKeepable predicts, without writing, whether a replace of the
+// snapshot's file by this process can keep its owner and group (only
+// root may give a file away, and a group only to its members). It
+// returns nil when it can, or when owners are unknown.
+func OwnerKeepable(snap Snapshot) *OwnerError {
+	uid, gid, ok := fileOwner(snap.info)
+	euid := os.Geteuid()
+	if !ok || euid == 0 || euid == -1 {
+		return nil
+	}
+	if uid == euid && inGroup(gid) {
+		return nil
+	}
+	newGID := gid
+	if !inGroup(gid) {
+		newGID = os.Getegid()
+	}
+	return &OwnerError{Path: snap.Path, UID: uid, GID: gid, NewUID: euid, NewGID: newGID, ProcUID: euid}
+}
+
+// inGroup reports whether this process may give a file group gid.
+func inGroup(gid int) bool {
+	if gid == os.Getegid() {
+		return true
+	}
+	groups, _ := os.Getgroups()
+	return slices.Contains(groups, gid)
+}
+
+// matchMode gives f the snapshot's exact permission, set-id and sticky
+// bits (undoing the umask). Call it after the last write to f: a write by
+// a process without CAP_FSETID clears set-id bits.
+func matchMode(f *os.File, snap Snapshot) error {
 	return f.Chmod(snap.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky))
 }
 

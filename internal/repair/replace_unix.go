@@ -40,5 +40,14 @@ func fileOwner(fi fs.FileInfo) (uid, gid int, ok bool) {
 	return int(st.Uid), int(st.Gid), true
 }
 
+// fileLinks returns the number of hard links recorded in fi (1 when
+// unknown).
+func fileLinks(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
 // pinIdentity is a no-op: os.Stat already records device and inode.
 func pinIdentity(fs.FileInfo) {}

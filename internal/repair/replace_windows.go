@@ -19,6 +19,9 @@ func fsyncDir(string) error { return nil }
 // rename's target directory inheritance).
 func fileOwner(fs.FileInfo) (uid, gid int, ok bool) { return 0, 0, false }
 
+// fileLinks is 1: the link count is not in Windows' file information.
+func fileLinks(fs.FileInfo) uint64 { return 1 }
+
 // pinIdentity loads the file's volume serial and file index now: on Windows
 // os.SameFile reads them lazily by path, which after a rename would name
 // the new file.

@@ -69,6 +69,43 @@ func FixText(out, errOut io.Writer, o FixOutcome) {
 	for _, l := range res.OverriddenLocks {
 		fmt.Fprintf(errOut, "openclaw-doctor: %s: took over a live write lock (--force; %s)\n", res.Path, l.String())
 	}
+	if o.DryRun {
+		fixDryRunNotes(out, res)
+	} else {
+		FixWarnings(errOut, res)
+	}
+}
+
+// fixDryRunNotes says, under a planned repair, what the repair would do
+// besides changing the content: leave other hard links behind, change the
+// owner (or be refused for it).
+func fixDryRunNotes(out io.Writer, res repair.Result) {
+	if !res.Repaired {
+		return
+	}
+	if res.OtherLinks > 0 {
+		fmt.Fprintf(out, "  note: the file has %d other hard link(s); a repair gives only this name the new content, the other names keep the old\n", res.OtherLinks)
+	}
+	if c := res.OwnerChange; c != nil {
+		fmt.Fprintf(out, "  note: owned by uid %d gid %d, which this user (uid %d) cannot keep: a repair is refused without --force, and with it the file becomes owned by uid %d gid %d\n",
+			c.UID, c.GID, c.ProcUID, c.NewUID, c.NewGID)
+	}
+}
+
+// FixWarnings writes to errOut what a repair in place did besides
+// changing the content, in any report format: other hard links left with
+// the old content, an owner changed under --force, a write lock that could
+// not be removed.
+func FixWarnings(errOut io.Writer, res repair.Result) {
+	if res.Repaired && res.OtherLinks > 0 {
+		fmt.Fprintf(errOut, "openclaw-doctor: %s: the file had %d other hard link(s); only this name has the repaired content, the other names keep the old\n", res.Path, res.OtherLinks)
+	}
+	if res.Repaired && res.OwnerChange != nil {
+		fmt.Fprintf(errOut, "openclaw-doctor: %s (--force)\n", res.OwnerChange.Change())
+	}
+	if res.LockReleaseErr != nil {
+		fmt.Fprintf(errOut, "openclaw-doctor: %s: the write lock was left behind: %v; delete it by hand (OpenClaw treats it as stale once this process has exited)\n", res.Path, res.LockReleaseErr)
+	}
 }
 
 // fixPlanLines lists the planned changes in line order, insertions after

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -53,7 +54,7 @@ func ReplayPolicyJSON(w io.Writer, r *hygiene.Run) error {
 // in OpenClaw's order (`replay --policy-only`).
 func ReplayPolicyText(w io.Writer, r *hygiene.Run) error {
 	t := r.Target
-	if _, err := fmt.Fprintf(w, "target: %s %s %s\n", t.Provider, orDash(t.ModelAPI), orDash(t.ModelID)); err != nil {
+	if _, err := fmt.Fprintf(w, "target: %s %s %s\n", clip(t.Provider), clip(orDash(t.ModelAPI)), clip(orDash(t.ModelID))); err != nil {
 		return err
 	}
 	b, err := json.Marshal(r.Policy)
@@ -65,7 +66,7 @@ func ReplayPolicyText(w io.Writer, r *hygiene.Run) error {
 		return err
 	}
 	for _, m := range v.Items() {
-		if _, err := fmt.Fprintf(w, "  %-34s %s\n", m.Key, jsonl.MarshalString(m.Value)); err != nil {
+		if _, err := fmt.Fprintf(w, "  %-34s %s\n", clip(m.Key), clip(jsonl.MarshalString(m.Value))); err != nil {
 			return err
 		}
 	}
@@ -238,7 +239,7 @@ func ReplayText(out io.Writer, r *hygiene.Run, contextLen int, msgs []hygiene.Me
 // message lines (ReplayMessages), then ReplayTextTail.
 func ReplayTextHead(w io.Writer, r *hygiene.Run, contextLen, sent int) error {
 	t := r.Target
-	_, err := fmt.Fprintf(w, "replay for %s %s %s: %d context message(s)", t.Provider, orDash(t.ModelAPI), orDash(t.ModelID), contextLen)
+	_, err := fmt.Fprintf(w, "replay for %s %s %s: %d context message(s)", clip(t.Provider), clip(orDash(t.ModelAPI)), clip(orDash(t.ModelID)), contextLen)
 	if err == nil && sent >= 0 {
 		_, err = fmt.Fprintf(w, " -> %d sent", sent)
 	}
@@ -275,21 +276,21 @@ func describeMessage(m *hygiene.Message) string {
 		origin = fmt.Sprintf("L%d", m.Line)
 	}
 	role := session.Role(v)
-	parts := []string{fmt.Sprintf("%-6s %-17s %s", origin, role, blockTypes(v.Get("content")))}
+	parts := []string{fmt.Sprintf("%-6s %-17s %s", origin, clip(role), blockTypes(v.Get("content")))}
 	switch role {
 	case session.RoleAssistant:
 		if calls := session.ToolCalls(v); len(calls) > 0 {
 			ids := make([]string, len(calls))
 			for i, c := range calls {
-				ids[i] = c.ID
+				ids[i] = clip(c.ID)
 			}
 			parts = append(parts, "calls="+strings.Join(ids, ","))
 		}
 		if s := v.Get("stopReason").StrOr(""); s != "" && s != "stop" {
-			parts = append(parts, "stop="+s)
+			parts = append(parts, "stop="+clip(s))
 		}
 	case session.RoleToolResult:
-		parts = append(parts, "id="+v.Get("toolCallId").StrOr("?"))
+		parts = append(parts, "id="+clip(v.Get("toolCallId").StrOr("?")))
 		if v.Get("isError").IsTrue() {
 			parts = append(parts, "error")
 		}
@@ -310,7 +311,7 @@ func blockTypes(c *jsonl.Value) string {
 	}
 	types := make([]string, c.Len())
 	for i := range types {
-		if types[i] = session.BlockType(c.Index(i)); types[i] == "" {
+		if types[i] = clip(session.BlockType(c.Index(i))); types[i] == "" {
 			types[i] = "?"
 		}
 	}
@@ -348,8 +349,33 @@ func writeChanges(w io.Writer, changes []hygiene.Change) {
 		if c.Line > 0 {
 			where = fmt.Sprintf("L%-5d", c.Line)
 		}
-		fmt.Fprintf(w, "  %s %s: %s\n", where, c.Rule, c.Detail)
+		fmt.Fprintf(w, "  %s %s: %s\n", where, c.Rule, clipN(c.Detail, maxDetail))
 	}
+}
+
+// maxShown is the most of a value from the session (a role, a block type,
+// an id, a model) the text output shows: a 10 MB block type is shown as
+// its first bytes and its length. The JSON output is never shortened.
+// maxDetail bounds a change's description, which quotes such values.
+const (
+	maxShown  = 200
+	maxDetail = 1000
+)
+
+// clip shortens s to about maxShown bytes (see clipN).
+func clip(s string) string { return clipN(s, maxShown) }
+
+// clipN shortens s longer than n bytes to its first n bytes (not cutting
+// a UTF-8 sequence) and "… (N bytes)".
+func clipN(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
 func orDash(s string) string {
