@@ -86,7 +86,7 @@ func discoverSessions(ctx context.Context, args []string, a *app) (discovery, er
 		}
 		fi, err := os.Stat(arg)
 		if err != nil || !fi.IsDir() {
-			if err == nil && isSQLite(arg) {
+			if err == nil && fi.Mode().IsRegular() && isSQLite(arg) {
 				d.addDatabase(ctx, databaseAt(arg))
 				continue
 			}
@@ -106,8 +106,9 @@ func discoverSessions(ctx context.Context, args []string, a *app) (discovery, er
 // sqliteHeader starts every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
 
-// isSQLite reports a regular file that starts with SQLite's header (no
-// transcript does).
+// isSQLite reports a file that starts with SQLite's header (no transcript
+// does). The caller asks only of regular files: opening a FIFO or a device
+// could block or never end.
 func isSQLite(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {

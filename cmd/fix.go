@@ -99,15 +99,21 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 		report.Scanned(a.Err, d.Roots, d.files())
 	}
 	var paths []string
+	stored := 0
 	for _, in := range d.Inputs {
 		if in.Store == nil {
 			paths = append(paths, in.Path)
+		} else {
+			stored++
 		}
 	}
 	if err := listStoreSessions(a, opts, d); err != nil {
 		return err
 	}
-	if len(paths) == 0 {
+	switch {
+	case len(paths) == 0 && stored > 0:
+		return nil // only store sessions, listed as read-only: nothing failed
+	case len(paths) == 0:
 		return noSessionFiles(opts.Paths, d)
 	}
 	if opts.Stdout && len(paths) != 1 {
