@@ -447,15 +447,38 @@ type lineChanges struct {
 	entryID string
 	details []string
 	counts  []int
+	// index maps a detail to its place in details once there are more
+	// than a few (a line with 100,000 changes must not scan them all for
+	// each).
+	index map[string]int
 }
 
+// indexFrom is the number of distinct details above which add looks them
+// up in an index instead of scanning.
+const indexFrom = 8
+
 func (l *lineChanges) add(detail string) {
-	if i := slices.Index(l.details, detail); i >= 0 {
+	i, ok := -1, false
+	if l.index != nil {
+		i, ok = l.index[detail]
+	} else if i = slices.Index(l.details, detail); i >= 0 {
+		ok = true
+	}
+	if ok {
 		l.counts[i]++
 		return
 	}
 	l.details = append(l.details, detail)
 	l.counts = append(l.counts, 1)
+	switch n := len(l.details); {
+	case n > indexFrom:
+		l.index[detail] = n - 1
+	case n == indexFrom:
+		l.index = make(map[string]int, 2*indexFrom)
+		for k, d := range l.details {
+			l.index[d] = k
+		}
+	}
 }
 
 // text joins the details: "a; b ×3; c (+2 more)".

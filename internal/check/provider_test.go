@@ -383,3 +383,30 @@ func wholeReplayFindings(t *testing.T, data []byte, path string, o ProviderOptio
 	}
 	return providerResult(&o, outcomes)
 }
+
+// TestLineChangesCountsDetails: identical details are counted once, in
+// order of first appearance, whether add scans them or looks them up.
+func TestLineChangesCountsDetails(t *testing.T) {
+	for _, distinct := range []int{1, indexFrom - 1, indexFrom, indexFrom + 1, 3 * indexFrom} {
+		var l lineChanges
+		want := map[string]int{}
+		for round := range 3 {
+			for d := range distinct {
+				if d%2 == 1 && round == 2 {
+					continue
+				}
+				detail := fmt.Sprintf("d%d", d)
+				l.add(detail)
+				want[detail]++
+			}
+		}
+		if len(l.details) != distinct {
+			t.Fatalf("%d distinct: %d details", distinct, len(l.details))
+		}
+		for i, d := range l.details {
+			if d != fmt.Sprintf("d%d", i) || l.counts[i] != want[d] {
+				t.Errorf("%d distinct: detail %d is %s ×%d, want d%d ×%d", distinct, i, d, l.counts[i], i, want[d])
+			}
+		}
+	}
+}
