@@ -17,6 +17,15 @@ import (
 // cost nothing, small enough that the batches in flight stay a few MiB.
 const batchSize = 1 << 20
 
+// batchLines is the number of lines a batch aims at: per-line outputs cost
+// far more than a short line's bytes, so a run of very short lines (a file
+// of garbage) gets smaller batches, which keeps the outputs in flight a few
+// MiB whatever the lines. The size comes back as the lines get longer.
+const batchLines = 8192
+
+// minBatchSize is the smallest input read per batch.
+const minBatchSize = 32 << 10
+
 // batchesInFlight bounds the batches read ahead of the in-order consumer,
 // per worker, which bounds memory.
 const batchesInFlight = 3
@@ -94,9 +103,10 @@ func RunBatches[T any](r io.Reader, p Pipeline[T]) error {
 	if p.BatchSize > 0 {
 		size = p.BatchSize
 	}
-	rd := &batchReader[T]{r: r, size: size}
+	rd := &batchReader[T]{r: r, size: size, full: size}
 	if p.SizeHint > 0 && p.SizeHint < int64(size) {
 		rd.size = int(p.SizeHint) + 1 // room to see the end of the input in one read
+		rd.full = rd.size
 	}
 	if p.Workers <= 1 {
 		return runInline(rd, p)
@@ -176,6 +186,7 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 type batchReader[T any] struct {
 	r      io.Reader
 	size   int    // buffer size of a batch
+	full   int    // the size for lines of usual length (size shrinks for short lines)
 	carry  []byte // the incomplete line at the end of the last read
 	num    int
 	offset int64
@@ -214,9 +225,22 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 				rd.carry = append([]byte(nil), rd.carry...) // do not keep a giant line's buffer
 			}
 		}
-		rd.num += bytes.Count(b.data, []byte{'\n'})
+		lines := bytes.Count(b.data, []byte{'\n'})
+		rd.num += lines
 		rd.offset += int64(cut)
+		rd.resize(lines, cut)
 		return err != nil
+	}
+}
+
+// resize adapts the next batch's size to the lines of the last one: about
+// batchLines of them, between minBatchSize and the full size.
+func (rd *batchReader[T]) resize(lines, n int) {
+	switch {
+	case lines > batchLines && rd.size > minBatchSize:
+		rd.size = max(minBatchSize, int(int64(n)*batchLines/int64(lines)))
+	case lines < batchLines/2 && rd.size < rd.full:
+		rd.size = min(rd.full, 2*rd.size)
 	}
 }
 
