@@ -18,6 +18,7 @@ import (
 type checkOptions struct {
 	Only, Skip []string
 	Paths      []string
+	All        bool
 	provider   providerFlags
 }
 
@@ -26,6 +27,7 @@ func (o *checkOptions) addFlags(fs *pflag.FlagSet) {
 	fs.String("severity-min", "warning", "lowest severity printed and counted for the exit status: info, warning or error")
 	fs.StringSliceVar(&o.Only, "only", nil, "run only these check ids (repeatable, comma-separated)")
 	fs.StringSliceVar(&o.Skip, "skip", nil, "skip these check ids (repeatable, comma-separated)")
+	fs.BoolVar(&o.All, "all", false, fmt.Sprintf("text output: print every finding (default: at most %d of each check id per file)", textLimit))
 	o.provider.addFlags(fs)
 }
 
@@ -48,6 +50,8 @@ Each finding prints as
     fix: hint
 
 where line is the physical line (blank lines count), followed by a summary.
+Text output prints at most 20 findings of each check id per file, then
+"path: … and N more check-id"; --all prints them all (JSON always has all).
 Findings of checks that fix repairs name "openclaw-doctor fix" in their hint;
 check reports none of those exactly when fix has nothing to do. The
 catalogue of check ids, severities and hints is docs/checks.md.
@@ -82,8 +86,13 @@ func newCheckCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// textLimit is the number of findings of one check id text output prints
+// per file without --all.
+const textLimit = 20
+
 // checkRun holds what one invocation needs while files are checked.
 type checkRun struct {
+	limit     int // findings of one id printed per file (0: all)
 	app       *app
 	sel       check.Selection
 	opts      check.Options
@@ -138,7 +147,12 @@ func newCheckRun(a *app, o *checkOptions) (*checkRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &checkRun{app: a, sel: sel, opts: opts, threshold: threshold, json: format == "json", provider: provider}, nil
+	r := &checkRun{app: a, sel: sel, opts: opts, threshold: threshold, json: format == "json", provider: provider}
+	if !r.json && !o.All {
+		r.limit = textLimit
+		r.opts.Limit = textLimit
+	}
+	return r, nil
 }
 
 func checkIDs(args []string) []check.ID {
@@ -167,11 +181,13 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 			readable++
 		}
 		fs := report.Shown(res.Findings, r.threshold)
+		omitted := report.ShownOmitted(res.Omitted, r.threshold)
 		sum.Count(fs)
+		sum.CountOmitted(omitted)
 		if r.json {
 			shown = append(shown, fs...)
 		} else {
-			r.provider.printFindings(text, res.Path, fs)
+			r.provider.printFindings(text, res.Path, fs, omitted, r.limit)
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -130,12 +130,12 @@ func (p *providerRun) add(ctx context.Context, in input, res check.Result) check
 
 // printFindings prints a file's findings as text; with the matrix, the
 // replay findings are summed up in it instead of listed.
-func (p *providerRun) printFindings(text *report.Text, path string, fs []check.Finding) {
+func (p *providerRun) printFindings(text *report.Text, path string, fs []check.Finding, omitted map[check.ID]int, limit int) {
 	if p == nil || !p.opts.All() {
-		text.Findings(fs)
+		text.FileFindings(path, fs, omitted, limit)
 		return
 	}
-	text.Findings(slices.DeleteFunc(slices.Clone(fs), func(f check.Finding) bool { return isReplayID(f.ID) }))
+	text.FileFindings(path, slices.DeleteFunc(slices.Clone(fs), func(f check.Finding) bool { return isReplayID(f.ID) }), omitted, limit)
 	p.mu.Lock()
 	var rows []check.MatrixRow
 	if queue := p.matrices[path]; len(queue) > 0 {

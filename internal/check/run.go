@@ -19,6 +19,9 @@ type Result struct {
 	// Unreadable reports that the file could not be read at all (its only
 	// finding is then an [Unreadable] one).
 	Unreadable bool
+	// Omitted counts, per check id, the findings left out by
+	// [Options.Limit] (nil when none were).
+	Omitted map[ID]int
 }
 
 // parallelThreshold: smaller files are checked on one goroutine, where
@@ -63,11 +66,11 @@ func Run(r io.Reader, path string, size int64, sel Selection, opts Options) Resu
 		if !res.Unreadable {
 			res.Findings = p.finish()
 		}
-		sortFindings(res.Findings)
-		return res
+	} else {
+		res.Findings = p.finish()
 	}
-	res.Findings = p.finish()
 	sortFindings(res.Findings)
+	res.Omitted = p.omitted
 	return res
 }
 
