@@ -232,7 +232,7 @@ func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
 		return check.Result{Path: in.Path}
 	}
 	if in.Stdin {
-		return check.Run(r.app.In, "-", -1, r.sel, r.opts)
+		return check.Run(ctx, r.app.In, "-", -1, r.sel, r.opts)
 	}
 	f, err := os.Open(in.Path)
 	if err != nil {
@@ -243,7 +243,7 @@ func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		size = fi.Size()
 	}
-	return check.Run(f, in.Path, size, r.sel, r.opts)
+	return check.Run(ctx, f, in.Path, size, r.sel, r.opts)
 }
 
 // useColor: colour only on a terminal, never with NO_COLOR or TERM=dumb;

@@ -110,13 +110,13 @@ func (p *providerRun) add(ctx context.Context, in input, res check.Result) check
 	}
 	var pr check.ProviderResult
 	if in.Stdin {
-		pr = check.FindReplayChanges(p.stdin, in.Path, p.opts)
+		pr = check.FindReplayChanges(ctx, p.stdin, in.Path, p.opts)
 	} else {
 		f, err := os.Open(in.Path)
 		if err != nil {
 			return res // read a moment ago: the line pass reports what follows
 		}
-		pr = check.FindReplayChanges(f, in.Path, p.opts)
+		pr = check.FindReplayChanges(ctx, f, in.Path, p.opts)
 		f.Close()
 	}
 	res.Findings = append(res.Findings, pr.Findings...)

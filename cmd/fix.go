@@ -106,14 +106,14 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))
 	}
 	if opts.Stdout || (len(paths) == 1 && paths[0] == "-" && !opts.DryRun) {
-		return fixToStdout(a, paths[0])
+		return fixToStdout(ctx, a, paths[0])
 	}
-	run := &fixRun{app: a, opts: opts}
+	run := &fixRun{app: a, opts: opts, ctx: ctx}
 	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		run.file(p)
+		if err := ctx.Err(); err != nil {
+			return err // the file being repaired is left as it was, or repaired
+		}
 	}
 	return run.finish()
 }
@@ -139,7 +139,7 @@ func (o *fixOptions) validate() error {
 }
 
 // fixToStdout writes the repaired content of one input to standard output.
-func fixToStdout(a *app, path string) error {
+func fixToStdout(ctx context.Context, a *app, path string) error {
 	var res repair.Result
 	var err error
 	if path == "-" {
@@ -148,9 +148,9 @@ func fixToStdout(a *app, path string) error {
 			return serr
 		}
 		defer closeIn()
-		res, err = repair.RepairStream(a.Out, in, path, repair.Options{})
+		res, err = repair.RepairStream(a.Out, in, path, repair.Options{Context: ctx})
 	} else {
-		res, err = repair.RepairTo(a.Out, path, repair.Options{})
+		res, err = repair.RepairTo(a.Out, path, repair.Options{Context: ctx})
 	}
 	res.Path = path
 	if err != nil {
@@ -184,6 +184,7 @@ func spoolFixStdin(a *app) (*os.File, func(), error) {
 // fixRun repairs (or plans) the files one after the other and reports.
 type fixRun struct {
 	*app
+	ctx      context.Context
 	opts     *fixOptions
 	files    []report.FixFile
 	failed   int // files that could not be repaired
@@ -193,7 +194,7 @@ type fixRun struct {
 
 func (r *fixRun) file(path string) {
 	var lines []repair.Verdict
-	opts := repair.Options{DryRun: r.opts.DryRun, KeepBackup: r.opts.KeepBackup, Force: r.opts.Force}
+	opts := repair.Options{DryRun: r.opts.DryRun, KeepBackup: r.opts.KeepBackup, Force: r.opts.Force, Context: r.ctx}
 	if r.opts.DryRun && r.opts.Format == "text" {
 		opts.OnVerdict = func(v repair.Verdict) {
 			if v.Action != repair.Blank {
@@ -203,6 +204,9 @@ func (r *fixRun) file(path string) {
 		}
 	}
 	res, err := r.repair(path, opts)
+	if r.ctx.Err() != nil {
+		return // interrupted: runFix exits 130 without a report on this file
+	}
 	var spoolErr *unreadableError
 	if errors.As(err, &spoolErr) {
 		r.unread++

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
@@ -80,11 +81,12 @@ ENVIRONMENT
 
 // runReplay loads the session, resolves the target and prints the replay.
 func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) error {
-	src, closeSrc, err := openReplaySource(a, path)
+	file, closeSrc, err := openReplaySource(a, path)
 	if err != nil {
 		return err
 	}
 	defer closeSrc()
+	src := jsonl.WithContextAt(ctx, file) // an interrupted load or replay stops at its next read
 	stream, err := session.OpenContext(src)
 	err = wrapLoadError(path, err)
 	var le *session.LoaderError

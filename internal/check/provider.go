@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
@@ -269,7 +270,8 @@ const (
 	maxDetailsShown = 3
 )
 
-// FindReplayChanges replays the session read from ra for the target of o
+// FindReplayChanges replays (under ctx: once it is done, the replay stops
+// at its next read) the session read from ra for the target of o
 // (or every matrix target) and reports the changes as findings of path. A
 // file OpenClaw's loader throws on gets one [LoaderError] finding; a file
 // that cannot be read, one [Unreadable] finding.
@@ -278,7 +280,8 @@ const (
 // segment ([hygiene.ReplaySession]: memory bounded by a segment per target,
 // whatever the session's size); a target the segmented replay cannot vouch
 // for is replayed whole.
-func FindReplayChanges(ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
+func FindReplayChanges(ctx context.Context, ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
+	ra = jsonl.WithContextAt(ctx, ra) // a cancelled run stops at its next read
 	s, err := session.OpenContext(ra)
 	if err != nil {
 		return loadFailure(path, o, err)
@@ -289,8 +292,7 @@ func FindReplayChanges(ra io.ReaderAt, path string, o ProviderOptions) ProviderR
 		configs[k] = replayConfig(nt.Target, o.Now)
 	}
 	out := &findingsOutput{path: path, o: &o, targets: targets, outcomes: make([]targetOutcome, len(targets))}
-	// The check command stops between files, not within one: no context.
-	if err := hygiene.ReplaySession(context.Background(), ra, s, configs, out); err != nil {
+	if err := hygiene.ReplaySession(ctx, ra, s, configs, out); err != nil {
 		return loadFailure(path, o, err)
 	}
 	return providerResult(&o, out.outcomes)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -262,7 +263,7 @@ func TestProviderLoaderError(t *testing.T) {
 	if _, err := session.ReadContext(bytes.NewReader(data)); err == nil {
 		t.Fatal("the loader accepts a null line before the header")
 	}
-	res := FindReplayChanges(bytes.NewReader(data), "s.jsonl", ProviderOptions{Target: hygiene.Target{Provider: "all"}})
+	res := FindReplayChanges(context.Background(), bytes.NewReader(data), "s.jsonl", ProviderOptions{Target: hygiene.Target{Provider: "all"}})
 	if len(res.Findings) != 1 || res.Findings[0].ID != LoaderError || res.Findings[0].Severity != Error || res.Findings[0].Line != 1 {
 		t.Fatalf("findings = %+v", res.Findings)
 	}
@@ -311,7 +312,7 @@ func providerOnFile(t *testing.T, path string, o ProviderOptions) ProviderResult
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return FindReplayChanges(f, filepath.Base(path), o)
+	return FindReplayChanges(context.Background(), f, filepath.Base(path), o)
 }
 
 // FuzzProvider: any input gives findings of replay ids (or Unreadable) on
@@ -329,7 +330,7 @@ func FuzzProvider(f *testing.F) {
 		if all {
 			o.Target.Provider = ProviderAll
 		}
-		res := FindReplayChanges(bytes.NewReader(data), "f.jsonl", o)
+		res := FindReplayChanges(context.Background(), bytes.NewReader(data), "f.jsonl", o)
 		lines := bytes.Count(data, []byte("\n")) + 1
 		for _, fd := range res.Findings {
 			if !strings.HasPrefix(string(fd.ID), ReplayIDPrefix) || fd.Line < 0 || fd.Line > lines {
@@ -353,7 +354,7 @@ func TestProviderSegmentedMatchesWhole(t *testing.T) {
 			{Target: hygiene.Target{Provider: "anthropic"}, Now: corpusClock},
 			{Target: hygiene.Target{Provider: ProviderAll}, Now: corpusClock},
 		} {
-			got := FindReplayChanges(bytes.NewReader(data), "long.jsonl", o)
+			got := FindReplayChanges(context.Background(), bytes.NewReader(data), "long.jsonl", o)
 			want := wholeReplayFindings(t, data, "long.jsonl", o)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("damage %q, provider %s: segmented findings differ from the whole-list replay's", damage, o.Target.Provider)

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 )
@@ -89,6 +90,9 @@ type Pipeline[T any] struct {
 	// the function may own state, such as a scanner). It fills b.Out from
 	// b's lines; it may run on any goroutine and in any order.
 	NewWorker func() func(b *Batch[T])
+	// Context, when set, stops the pipeline before the next batch once it
+	// is done; RunBatches then returns its error.
+	Context context.Context
 	// Consume sees every batch after its work, in input order, on the
 	// caller's goroutine. An error stops the pipeline and is returned.
 	Consume func(b *Batch[T]) error
@@ -124,6 +128,9 @@ func runInline[T any](rd *batchReader[T], p Pipeline[T]) error {
 		}
 		last := rd.next(b)
 		work(b)
+		if err := p.err(); err != nil {
+			return err
+		}
 		if err := p.Consume(b); err != nil {
 			return err
 		}
@@ -171,6 +178,9 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 	}()
 	for b := range order {
 		<-b.done
+		if err := p.err(); err != nil {
+			return err
+		}
 		if err := p.Consume(b); err != nil {
 			return err
 		}
@@ -180,6 +190,14 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 		recycle(b, free)
 	}
 	return nil
+}
+
+// err is the error of p's context, if it is done.
+func (p *Pipeline[T]) err() error {
+	if p.Context == nil {
+		return nil
+	}
+	return p.Context.Err()
 }
 
 // batchReader cuts an input into batches of whole lines.
