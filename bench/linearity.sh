@@ -27,7 +27,7 @@ commands=("check" "check --provider all" "fix --stdout" "replay --provider anthr
 measure() { # file args... → "cpu_seconds rss_kb"
 	local file=$1; shift
 	/usr/bin/time -f "%U %S %M" -o "$work/time" "$bin" "$@" "$file" >/dev/null 2>&1
-	awk '{printf "%.2f %d\n", $1 + $2, $3}' "$work/time"
+	tail -n 1 "$work/time" | awk '{printf "%.2f %d\n", $1 + $2, $3}'
 }
 run_shape() { # shape first_n
 	local shape=$1 n0=$2
