@@ -11,16 +11,7 @@
 # Commands: check, check --provider all, fix --stdout, replay --provider anthropic.
 #
 # TURN_N (default 12500) and DROPPED_N (default 625000) set the first size.
-set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-bin=${1:-}
-work=$(mktemp -d /tmp/linearity.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-if [ -z "$bin" ]; then
-	bin=$work/openclaw-doctor
-	(cd "$here" && go build -o "$bin" .) || exit 1
-fi
-(cd "$here" && go build -o "$work/gen" ./bench/hostilegen) || exit 1
+source "$(dirname "$0")/hostile-setup.sh"
 export OPENCLAW_DOCTOR_NOW=2026-01-01T00:00:00Z NO_COLOR=1
 
 commands=("check" "check --provider all" "fix --stdout" "replay --provider anthropic")

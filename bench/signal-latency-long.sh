@@ -2,16 +2,7 @@
 # signal-latency-long.sh [BIN]: signals each long command one second into
 # its work on a large generated file and prints how long it took to exit
 # after the signal, and its exit status (130 expected). Goal: under 1 s.
-set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-bin=${1:-}
-work=$(mktemp -d /tmp/siglat.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-if [ -z "$bin" ]; then
-	bin=$work/openclaw-doctor
-	(cd "$here" && go build -o "$bin" .) || exit 1
-fi
-(cd "$here" && go build -o "$work/gen" ./bench/hostilegen) || exit 1
+source "$(dirname "$0")/hostile-setup.sh"
 "$work/gen" dropped 5300000 "$work/garbage.jsonl"
 "$work/gen" turn 100000 "$work/turn.jsonl"
 trial() { # signal file args...

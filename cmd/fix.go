@@ -106,7 +106,11 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))
 	}
 	if opts.Stdout || (len(paths) == 1 && paths[0] == "-" && !opts.DryRun) {
-		return fixToStdout(ctx, a, paths[0])
+		err := fixToStdout(ctx, a, paths[0])
+		if ctx.Err() != nil {
+			return ctx.Err() // the output may be cut short: say so with exit 130
+		}
+		return err
 	}
 	run := &fixRun{app: a, opts: opts, ctx: ctx}
 	for _, p := range paths {

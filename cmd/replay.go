@@ -134,6 +134,9 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 	governed := governedReplay{ReplayOutput: out, restoreGC: sync.OnceFunc(collectSooner())}
 	err = hygiene.ReplaySession(ctx, src, stream, []hygiene.Config{config}, governed)
 	governed.restoreGC()
+	if ctx.Err() != nil {
+		return ctx.Err() // interrupted: print nothing of the spooled replay
+	}
 	if spoolErr := out.Close(); spoolErr != nil {
 		return spoolErr
 	}

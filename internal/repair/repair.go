@@ -206,7 +206,8 @@ func RepairStream(w io.Writer, r io.ReadSeeker, path string, opts Options) (Resu
 // repairStream is the two passes of RepairTo over r, whose name in errors
 // is name.
 func repairStream(res Result, w io.Writer, r io.ReadSeeker, name string, opts Options) (Result, error) {
-	plan, err := Analyze(jsonl.WithContext(opts.context(), r), opts.OnVerdict)
+	r = jsonl.WithContext(opts.context(), r) // both passes stop at their next read once it is done
+	plan, err := Analyze(r, opts.OnVerdict)
 	if err == nil {
 		_, err = r.Seek(0, io.SeekStart)
 	}
