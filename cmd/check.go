@@ -18,6 +18,7 @@ import (
 type checkOptions struct {
 	Only, Skip     []string
 	Paths          []string
+	All            bool
 	provider       providerFlags
 	session, agent string // --session, --agent: one store session
 }
@@ -29,6 +30,7 @@ func (o *checkOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Skip, "skip", nil, "skip these check ids (repeatable, comma-separated)")
 	fs.StringVar(&o.session, "session", "", "check one session of OpenClaw's SQLite store: a session key or id")
 	fs.StringVar(&o.agent, "agent", "", "with --session: the agent, when the session exists in several")
+	fs.BoolVar(&o.All, "all", false, fmt.Sprintf("text output: print every finding (default: at most %d of each check id per file)", textLimit))
 	o.provider.addFlags(fs)
 }
 
@@ -60,6 +62,9 @@ where line is the physical line (blank lines count), followed by a summary.
 A store session prints as DATABASE#KEY:LINE (the session id instead of the
 key for a session its key no longer points to), LINE being the line of the
 session's export (openclaw-doctor export); the store is only read.
+
+Text output prints at most 20 findings of each check id per file, then
+"path: … and N more check-id"; --all prints them all (JSON always has all).
 Findings of checks that fix repairs name "openclaw-doctor fix" in their hint;
 check reports none of those exactly when fix has nothing to do. The
 catalogue of check ids, severities and hints is docs/checks.md.
@@ -95,8 +100,13 @@ func newCheckCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// textLimit is the number of findings of one check id text output prints
+// per file without --all.
+const textLimit = 20
+
 // checkRun holds what one invocation needs while files are checked.
 type checkRun struct {
+	limit     int // findings of one id printed per file (0: all)
 	app       *app
 	sel       check.Selection
 	opts      check.Options
@@ -157,7 +167,12 @@ func newCheckRun(a *app, o *checkOptions) (*checkRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &checkRun{app: a, sel: sel, opts: opts, threshold: threshold, json: format == "json", provider: provider}, nil
+	r := &checkRun{app: a, sel: sel, opts: opts, threshold: threshold, json: format == "json", provider: provider}
+	if !r.json && !o.All {
+		r.limit = textLimit
+		r.opts.Limit = textLimit
+	}
+	return r, nil
 }
 
 func checkIDs(args []string) []check.ID {
@@ -191,11 +206,13 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 			readable++
 		}
 		fs := report.Shown(res.Findings, r.threshold)
+		omitted := report.ShownOmitted(res.Omitted, r.threshold)
 		sum.Count(fs)
+		sum.CountOmitted(omitted)
 		if r.json {
 			shown = append(shown, fs...)
 		} else {
-			r.provider.printFindings(text, res.Path, fs)
+			r.provider.printFindings(text, res.Path, fs, omitted, r.limit)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -240,13 +257,13 @@ func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
 		return check.Result{Path: in.Path}
 	}
 	if in.Stdin {
-		return check.Run(r.app.In, "-", -1, r.sel, r.opts)
+		return check.Run(ctx, r.app.In, "-", -1, r.sel, r.opts)
 	}
 	if in.Store != nil {
 		return r.checkStore(ctx, in.Store)
 	}
 	if f := r.provider.spooled(in.Path); f != nil { // a pipe, read twice
-		return check.Run(io.NewSectionReader(f, 0, 1<<62), in.Path, -1, r.sel, r.opts)
+		return check.Run(ctx, io.NewSectionReader(f, 0, 1<<62), in.Path, -1, r.sel, r.opts)
 	}
 	f, err := openInput(ctx, in.Path)
 	if err != nil {
@@ -257,7 +274,7 @@ func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		size = fi.Size()
 	}
-	return check.Run(f, in.Path, size, r.sel, r.opts)
+	return check.Run(ctx, f, in.Path, size, r.sel, r.opts)
 }
 
 // useColor: colour only on a terminal, never with NO_COLOR or TERM=dumb;

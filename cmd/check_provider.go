@@ -142,15 +142,15 @@ func (p *providerRun) add(ctx context.Context, in input, res check.Result) check
 	var pr check.ProviderResult
 	switch {
 	case in.Stdin:
-		pr = check.FindReplayChanges(p.stdin, in.Path, p.opts)
+		pr = check.FindReplayChanges(ctx, p.stdin, in.Path, p.opts)
 	case p.pipes[in.Path] != nil:
-		pr = check.FindReplayChanges(p.pipes[in.Path], in.Path, p.opts)
+		pr = check.FindReplayChanges(ctx, p.pipes[in.Path], in.Path, p.opts)
 	default:
 		f, err := openInput(ctx, in.Path)
 		if err != nil {
 			return res // read a moment ago: the line pass reports what follows
 		}
-		pr = check.FindReplayChanges(f, in.Path, p.opts)
+		pr = check.FindReplayChanges(ctx, f, in.Path, p.opts)
 		f.Close()
 	}
 	res.Findings = append(res.Findings, pr.Findings...)
@@ -164,12 +164,12 @@ func (p *providerRun) add(ctx context.Context, in input, res check.Result) check
 
 // printFindings prints a file's findings as text; with the matrix, the
 // replay findings are summed up in it instead of listed.
-func (p *providerRun) printFindings(text *report.Text, path string, fs []check.Finding) {
+func (p *providerRun) printFindings(text *report.Text, path string, fs []check.Finding, omitted map[check.ID]int, limit int) {
 	if p == nil || !p.opts.All() {
-		text.Findings(fs)
+		text.FileFindings(path, fs, omitted, limit)
 		return
 	}
-	text.Findings(slices.DeleteFunc(slices.Clone(fs), func(f check.Finding) bool { return isReplayID(f.ID) }))
+	text.FileFindings(path, slices.DeleteFunc(slices.Clone(fs), func(f check.Finding) bool { return isReplayID(f.ID) }), omitted, limit)
 	p.mu.Lock()
 	var rows []check.MatrixRow
 	if queue := p.matrices[path]; len(queue) > 0 {

@@ -120,14 +120,18 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))
 	}
 	if opts.Stdout || (len(paths) == 1 && paths[0] == "-" && !opts.DryRun) {
-		return fixToStdout(ctx, a, paths[0])
-	}
-	run := &fixRun{app: a, ctx: ctx, opts: opts}
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return err
+		err := fixToStdout(ctx, a, paths[0])
+		if ctx.Err() != nil {
+			return ctx.Err() // the output may be cut short: say so with exit 130
 		}
+		return err
+	}
+	run := &fixRun{app: a, opts: opts, ctx: ctx}
+	for _, p := range paths {
 		run.file(p)
+		if err := ctx.Err(); err != nil {
+			return err // the file being repaired is left as it was, or repaired
+		}
 	}
 	return run.finish()
 }
@@ -177,19 +181,19 @@ func fixToStdout(ctx context.Context, a *app, path string) error {
 			return serr
 		}
 		defer closeIn()
-		res, err = repair.RepairStream(a.Out, in, path, repair.Options{})
+		res, err = repair.RepairStream(a.Out, in, path, repair.Options{Context: ctx})
 	case isPipe(inputMode(path)):
 		in, closeIn, serr := openSeekableInput(ctx, path)
 		if serr != nil {
 			return &unreadableError{err: serr}
 		}
 		defer closeIn()
-		res, err = repair.RepairStream(a.Out, in, path, repair.Options{})
+		res, err = repair.RepairStream(a.Out, in, path, repair.Options{Context: ctx})
 	default:
 		if terr := checkInputType(path); terr != nil {
 			return &unreadableError{err: terr}
 		}
-		res, err = repair.RepairTo(a.Out, path, repair.Options{})
+		res, err = repair.RepairTo(a.Out, path, repair.Options{Context: ctx})
 	}
 	res.Path = path
 	if err != nil {
@@ -233,7 +237,7 @@ type fixRun struct {
 
 func (r *fixRun) file(path string) {
 	var lines []repair.Verdict
-	opts := repair.Options{DryRun: r.opts.DryRun, KeepBackup: r.opts.KeepBackup, Force: r.opts.Force}
+	opts := repair.Options{DryRun: r.opts.DryRun, KeepBackup: r.opts.KeepBackup, Force: r.opts.Force, Context: r.ctx}
 	if r.opts.DryRun && r.opts.Format == "text" {
 		opts.OnVerdict = func(v repair.Verdict) {
 			if v.Action != repair.Blank {
@@ -243,6 +247,9 @@ func (r *fixRun) file(path string) {
 		}
 	}
 	res, err := r.repair(path, opts)
+	if r.ctx.Err() != nil {
+		return // interrupted: runFix exits 130 without a report on this file
+	}
 	var spoolErr *unreadableError
 	if errors.As(err, &spoolErr) {
 		r.unread++

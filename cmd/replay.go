@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
@@ -80,11 +81,12 @@ ENVIRONMENT
 
 // runReplay loads the session, resolves the target and prints the replay.
 func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) error {
-	src, closeSrc, err := openReplaySource(ctx, a, path)
+	file, closeSrc, err := openReplaySource(ctx, a, path)
 	if err != nil {
 		return err
 	}
 	defer closeSrc()
+	src := jsonl.WithContextAt(ctx, file) // an interrupted load or replay stops at its next read
 	stream, err := session.OpenContext(src)
 	err = wrapLoadError(path, err)
 	var le *session.LoaderError
@@ -132,6 +134,9 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 	governed := governedReplay{ReplayOutput: out, restoreGC: sync.OnceFunc(collectSooner())}
 	err = hygiene.ReplaySession(ctx, src, stream, []hygiene.Config{config}, governed)
 	governed.restoreGC()
+	if ctx.Err() != nil {
+		return ctx.Err() // interrupted: print nothing of the spooled replay
+	}
 	if spoolErr := out.Close(); spoolErr != nil {
 		return spoolErr
 	}

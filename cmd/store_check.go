@@ -66,7 +66,7 @@ func (r *checkRun) checkStore(ctx context.Context, s *storeInput) check.Result {
 	if s.Window.Events > 0 {
 		size = s.Window.Bytes + 1
 	}
-	res := check.Run(rd, path, size, r.sel, r.opts)
+	res := check.Run(ctx, rd, path, size, r.sel, r.opts)
 	er.Close()
 	var lines []int
 	for _, f := range res.Findings {

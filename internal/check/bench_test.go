@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -75,7 +76,7 @@ func BenchmarkCheck(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				Run(bytes.NewReader(data), "bench", int64(len(data)), sel, Options{Workers: c.workers}) // the size is known, as for a file
+				Run(context.Background(), bytes.NewReader(data), "bench", int64(len(data)), sel, Options{Workers: c.workers}) // the size is known, as for a file
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -118,8 +119,8 @@ func TestCheckCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inline := Run(bytes.NewReader(data), path, int64(len(data)), sel, Options{})
-		parallel := Run(bytes.NewReader(data), path, -1, sel, Options{Workers: 2})
+		inline := Run(context.Background(), bytes.NewReader(data), path, int64(len(data)), sel, Options{})
+		parallel := Run(context.Background(), bytes.NewReader(data), path, -1, sel, Options{Workers: 2})
 		if len(inline.Findings) == 0 {
 			t.Errorf("%s: no findings in a session known to hold calls without results", path)
 		}
@@ -176,5 +177,5 @@ func checkFile(t testing.TB, path string, sel Selection, o Options) Result {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	return Run(f, filepath.Base(path), st.Size(), sel, o)
+	return Run(context.Background(), f, filepath.Base(path), st.Size(), sel, o)
 }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,6 +58,11 @@ func TestDetectors(t *testing.T) {
 			[]string{"3:" + string(MissingToolResult)}},
 		{"same call id twice in a turn, both answered", []string{hdr, userHello, asstCalls("a1", "u1", "anthropic-messages", "c1", "c1"),
 			toolResult("r1", "a1", "c1"), toolResult("r2", "r1", "c1")}, nil},
+		{"same call id three times among others, answered out of order", []string{hdr, userHello,
+			asstCalls("a1", "u1", "anthropic-messages", "c1", "c2", "c1", "c3", "c1"),
+			toolResult("r1", "a1", "c1"), toolResult("r2", "r1", "c3"), toolResult("r3", "r2", "c1"), toolResult("r4", "r3", "c2"),
+			toolResult("r5", "r4", "c1"), toolResult("r6", "r5", "c1"), toolResult("r7", "r6", "c3")},
+			[]string{"9:" + string(OrphanToolResult), "10:" + string(OrphanToolResult)}},
 		{"result id only in an alias field", []string{hdr, userHello, asstCalls("a1", "u1", "anthropic-messages", "c1"),
 			`{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-03-14T09:27:02.000Z","message":{"role":"toolResult","tool_call_id":"c1","toolName":"read","content":[],"isError":false}}`},
 			[]string{"3:" + string(MissingToolResult), "4:" + string(OrphanToolResult)}},
@@ -84,7 +90,7 @@ func TestDetectors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			data := strings.Join(c.lines, "\n") + "\n"
-			res := Run(strings.NewReader(data), "s.jsonl", int64(len(data)), sel, Options{})
+			res := Run(context.Background(), strings.NewReader(data), "s.jsonl", int64(len(data)), sel, Options{})
 			var got []string
 			for _, f := range res.Findings {
 				got = append(got, fmt.Sprintf("%d:%s", f.Line, f.ID))
@@ -108,7 +114,7 @@ func TestOversizedImage(t *testing.T) {
 	}
 	count := func(o Options) int {
 		sel := mustSelection(t, Options{Only: []ID{OversizedImage}})
-		res := Run(strings.NewReader(string(data)), "64.jsonl", int64(len(data)), sel, o)
+		res := Run(context.Background(), strings.NewReader(string(data)), "64.jsonl", int64(len(data)), sel, o)
 		return len(res.Findings)
 	}
 	if n := count(Options{}); n == 0 {
@@ -129,7 +135,7 @@ func TestUnopenedAndReadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res := Run(f, dir, -1, sel, Options{})
+	res := Run(context.Background(), f, dir, -1, sel, Options{})
 	if !res.Unreadable || len(res.Findings) != 1 || res.Findings[0].ID != Unreadable || !strings.Contains(res.Findings[0].Message, "is a directory") {
 		t.Errorf("reading a directory: %+v", res)
 	}
@@ -153,8 +159,8 @@ func FuzzCheck(f *testing.F) {
 	}
 	sel, _ := (&Options{}).Selection()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		inline := Run(strings.NewReader(string(data)), "f", int64(len(data)), sel, Options{})
-		parallel := Run(strings.NewReader(string(data)), "f", -1, sel, Options{Workers: 2})
+		inline := Run(context.Background(), strings.NewReader(string(data)), "f", int64(len(data)), sel, Options{})
+		parallel := Run(context.Background(), strings.NewReader(string(data)), "f", -1, sel, Options{Workers: 2})
 		if !equalFindings(inline.Findings, parallel.Findings) {
 			t.Fatalf("inline and parallel differ:\n%v\n%v", inline.Findings, parallel.Findings)
 		}

@@ -36,6 +36,11 @@ type Options struct {
 	// Workers bounds the goroutines that parse one large file (0: the CPU
 	// count). Files smaller than parallelThreshold are parsed inline.
 	Workers int
+	// Limit, when positive, keeps at most this many findings of each check
+	// id found line by line (the first ones, in line order) and counts the
+	// rest in [Result.Omitted], so that memory does not grow with a file
+	// full of one fault. 0 keeps every finding.
+	Limit int
 	// The line pass above does not depend on a provider; provider-specific
 	// findings come from a replay for a target (see provider.go).
 }

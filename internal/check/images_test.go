@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"image"
@@ -70,7 +71,7 @@ func TestImageLimits(t *testing.T) {
 			in := imageSession(c.images...)
 			opts := Options{ImageMaxDimensionPx: c.maxDim}
 			sel := mustSelection(t, Options{Only: []ID{OversizedImage, ImageOverProviderLimit}})
-			res := Run(strings.NewReader(in), "s.jsonl", int64(len(in)), sel, opts)
+			res := Run(context.Background(), strings.NewReader(in), "s.jsonl", int64(len(in)), sel, opts)
 			var got []string
 			found := c.text == ""
 			for _, f := range res.Findings {

@@ -17,6 +17,10 @@ func idHash(id string) uint64 { return maphash.String(idSeed, id) }
 // other message.
 type pairing struct {
 	turn []pendingCall // calls of the latest assistant turn
+	// open maps a call id of turn to its first unanswered call (an index
+	// in turn); calls with the same id are chained by pendingCall.next, in
+	// order, so that a result finds its call without scanning the turn.
+	open map[string]int32
 	// text holds the ids and names of turn's calls (copied out of the batch
 	// the line lives in); it is reused from turn to turn.
 	text []byte
@@ -34,6 +38,8 @@ type pendingCall struct {
 	id, name, entryID string
 	line              int
 	answered          bool
+	next              int32 // the next call of the turn with the same id, or -1
+	last              int32 // on the first call of an id's chain: its last call
 }
 
 type missingCall struct {
@@ -46,6 +52,7 @@ type idLines struct{ call, answered int32 }
 
 func (pr *pairing) init() {
 	pr.seen = map[uint64]idLines{}
+	pr.open = map[string]int32{}
 }
 
 // reserve makes room for n ids in all.
@@ -67,7 +74,14 @@ func (pr *pairing) assistant(p *pass, line int, entryID string, calls []callFact
 		// The same id twice in one turn makes two calls, each answered by
 		// its own result in order, as OpenClaw's pairing has it.
 		id := pr.keep(c.id)
-		pr.turn = append(pr.turn, pendingCall{id: id, name: pr.keep(c.name), entryID: entryID, line: line})
+		k := int32(len(pr.turn))
+		pr.turn = append(pr.turn, pendingCall{id: id, name: pr.keep(c.name), entryID: entryID, line: line, next: -1, last: k})
+		if first, ok := pr.open[id]; ok {
+			pr.turn[pr.turn[first].last].next = k
+			pr.turn[first].last = k
+		} else {
+			pr.open[id] = k
+		}
 		h := idHash(id)
 		if l := pr.seen[h]; l.call == 0 {
 			l.call = int32(line)
@@ -99,16 +113,20 @@ func (pr *pairing) result(p *pass, line int, entryID string, f *facts) {
 		}
 		return
 	}
-	for i := range pr.turn {
+	if i, ok := pr.open[f.resultID]; ok {
 		c := &pr.turn[i]
-		if c.id == f.resultID && !c.answered {
-			c.answered = true
-			h := idHash(c.id)
-			l := pr.seen[h]
-			l.answered = int32(line)
-			pr.seen[h] = l
-			return
+		c.answered = true
+		if c.next < 0 {
+			delete(pr.open, f.resultID)
+		} else {
+			pr.turn[c.next].last = c.last
+			pr.open[f.resultID] = c.next
 		}
+		h := idHash(c.id)
+		l := pr.seen[h]
+		l.answered = int32(line)
+		pr.seen[h] = l
+		return
 	}
 	id, h := f.resultID, idHash(f.resultID)
 	l := pr.seen[h]
@@ -137,6 +155,13 @@ func (pr *pairing) closeTurn(p *pass) {
 			Message: fmt.Sprintf("tool call %s (%s) has no tool result right after it", quote(c.id), nameOr(c.name)),
 			Hint:    check.Hint,
 		}})
+	}
+	// A map keeps its size: a large turn's is replaced, so that clearing
+	// it after every later turn does not cost that size each time.
+	if len(pr.turn) > 1024 {
+		pr.open = map[string]int32{}
+	} else if len(pr.open) > 0 {
+		clear(pr.open)
 	}
 	clear(pr.turn)
 	pr.turn, pr.text = pr.turn[:0], pr.text[:0]

@@ -38,6 +38,14 @@ type pass struct {
 	// limit only when a request holds more than 20 images.
 	imageCount int
 	bigImages  []bigImage
+
+	// limit is Options.Limit; kept counts the findings kept per id and
+	// omitted those left out (see [pass.keep]); finishing reports that the
+	// end-of-file findings are being added (they are not limited).
+	limit     int
+	kept      map[ID]int
+	omitted   map[ID]int
+	finishing bool
 }
 
 // bigImage is an image over 2000 px a side, kept until the end of the file
@@ -53,7 +61,8 @@ type bigImage struct {
 const maxBigImages = 4096
 
 func newPass(path string, size int64, sel Selection, opts Options) *pass {
-	p := &pass{path: path, size: size, sel: sel, maxDim: maxDimension(opts), cls: repair.NewClassifier(), tree: session.NewTree(1024)}
+	p := &pass{path: path, size: size, sel: sel, maxDim: maxDimension(opts), cls: repair.NewClassifier(), tree: session.NewTree(1024),
+		limit: opts.Limit, kept: map[ID]int{}}
 	p.tree.OwnStrings()
 	p.pairs.init()
 	return p
@@ -171,6 +180,7 @@ func malformedMessage(err error, bom bool) string {
 // finish completes the file: the repair plan (early exits and synthetic
 // tool results), the open tool turn and the tree.
 func (p *pass) finish() []Finding {
+	p.finishing = true
 	plan := p.cls.Finish()
 	p.pairs.closeTurn(p)
 	inserted := map[string]bool{}
@@ -246,14 +256,33 @@ func (p *pass) add(id ID, line int, entryID, msg string) {
 }
 
 func (p *pass) addFinding(f Finding) {
-	if p.sel.Enabled(f.ID) {
+	if p.sel.Enabled(f.ID) && p.keep(f.ID) {
 		p.findings = append(p.findings, f)
 	}
 }
 
+// keep reports whether a finding of id found line by line is kept under
+// the limit, counting it as omitted otherwise. Findings of the end of the
+// file, and image findings (the many-image check amends them at the end),
+// are always kept: they do not arrive in line order.
+func (p *pass) keep(id ID) bool {
+	if p.limit <= 0 || p.finishing || id == OversizedImage || id == ImageOverProviderLimit {
+		return true
+	}
+	if p.kept[id] < p.limit {
+		p.kept[id]++
+		return true
+	}
+	if p.omitted == nil {
+		p.omitted = map[ID]int{}
+	}
+	p.omitted[id]++
+	return false
+}
+
 // addFixable records a finding of a check fix repairs; see earlyExit.
 func (p *pass) addFixable(id ID, line int, entryID, msg string) {
-	if !p.sel.Enabled(id) {
+	if !p.sel.Enabled(id) || !p.keep(id) {
 		return
 	}
 	c := mustLookup(id)

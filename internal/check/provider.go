@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
@@ -257,7 +258,8 @@ const (
 	maxDetailsShown = 3
 )
 
-// FindReplayChanges replays the session read from ra for the target of o
+// FindReplayChanges replays (under ctx: once it is done, the replay stops
+// at its next read) the session read from ra for the target of o
 // (or every matrix target) and reports the changes as findings of path. A
 // file OpenClaw's loader throws on gets one [LoaderError] finding; a file
 // that cannot be read, one [Unreadable] finding.
@@ -266,7 +268,8 @@ const (
 // segment ([hygiene.ReplaySession]: memory bounded by a segment per target,
 // whatever the session's size); a target the segmented replay cannot vouch
 // for is replayed whole.
-func FindReplayChanges(ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
+func FindReplayChanges(ctx context.Context, ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
+	ra = jsonl.WithContextAt(ctx, ra) // a cancelled run stops at its next read
 	s, err := session.OpenContext(ra)
 	if err != nil {
 		return loadFailure(path, o, err)
@@ -277,8 +280,7 @@ func FindReplayChanges(ra io.ReaderAt, path string, o ProviderOptions) ProviderR
 		configs[k] = replayConfig(nt.Target, o.Now)
 	}
 	out := &findingsOutput{path: path, o: &o, targets: targets, outcomes: make([]targetOutcome, len(targets))}
-	// The check command stops between files, not within one: no context.
-	if err := hygiene.ReplaySession(context.Background(), ra, s, configs, out); err != nil {
+	if err := hygiene.ReplaySession(ctx, ra, s, configs, out); err != nil {
 		return loadFailure(path, o, err)
 	}
 	return providerResult(&o, out.outcomes)
@@ -435,15 +437,38 @@ type lineChanges struct {
 	entryID string
 	details []string
 	counts  []int
+	// index maps a detail to its place in details once there are more
+	// than a few (a line with 100,000 changes must not scan them all for
+	// each).
+	index map[string]int
 }
 
+// indexFrom is the number of distinct details above which add looks them
+// up in an index instead of scanning.
+const indexFrom = 8
+
 func (l *lineChanges) add(detail string) {
-	if i := slices.Index(l.details, detail); i >= 0 {
+	i, ok := -1, false
+	if l.index != nil {
+		i, ok = l.index[detail]
+	} else if i = slices.Index(l.details, detail); i >= 0 {
+		ok = true
+	}
+	if ok {
 		l.counts[i]++
 		return
 	}
 	l.details = append(l.details, detail)
 	l.counts = append(l.counts, 1)
+	switch n := len(l.details); {
+	case n > indexFrom:
+		l.index[detail] = n - 1
+	case n == indexFrom:
+		l.index = make(map[string]int, 2*indexFrom)
+		for k, d := range l.details {
+			l.index[d] = k
+		}
+	}
 }
 
 // text joins the details: "a; b ×3; c (+2 more)".

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -267,7 +268,7 @@ func TestProviderLoaderError(t *testing.T) {
 	if _, err := session.ReadContext(bytes.NewReader(data)); err == nil {
 		t.Fatal("the loader accepts a null line before the header")
 	}
-	res := FindReplayChanges(bytes.NewReader(data), "s.jsonl", ProviderOptions{Target: hygiene.Target{Provider: "all"}})
+	res := FindReplayChanges(context.Background(), bytes.NewReader(data), "s.jsonl", ProviderOptions{Target: hygiene.Target{Provider: "all"}})
 	if len(res.Findings) != 1 || res.Findings[0].ID != LoaderError || res.Findings[0].Severity != Error || res.Findings[0].Line != 1 {
 		t.Fatalf("findings = %+v", res.Findings)
 	}
@@ -316,7 +317,7 @@ func providerOnFile(t *testing.T, path string, o ProviderOptions) ProviderResult
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return FindReplayChanges(f, filepath.Base(path), o)
+	return FindReplayChanges(context.Background(), f, filepath.Base(path), o)
 }
 
 // FuzzProvider: any input gives findings of replay ids (or Unreadable) on
@@ -334,7 +335,7 @@ func FuzzProvider(f *testing.F) {
 		if all {
 			o.Target.Provider = ProviderAll
 		}
-		res := FindReplayChanges(bytes.NewReader(data), "f.jsonl", o)
+		res := FindReplayChanges(context.Background(), bytes.NewReader(data), "f.jsonl", o)
 		lines := bytes.Count(data, []byte("\n")) + 1
 		for _, fd := range res.Findings {
 			if !strings.HasPrefix(string(fd.ID), ReplayIDPrefix) || fd.Line < 0 || fd.Line > lines {
@@ -361,7 +362,7 @@ func TestProviderSegmentedMatchesWhole(t *testing.T) {
 			if testing.Short() && damage != "" && o.All() {
 				continue // a quick run matches every target on the clean session only
 			}
-			got := FindReplayChanges(bytes.NewReader(data), "long.jsonl", o)
+			got := FindReplayChanges(context.Background(), bytes.NewReader(data), "long.jsonl", o)
 			want := wholeReplayFindings(t, data, "long.jsonl", o)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("damage %q, provider %s: segmented findings differ from the whole-list replay's", damage, o.Target.Provider)
@@ -390,4 +391,31 @@ func wholeReplayFindings(t *testing.T, data []byte, path string, o ProviderOptio
 		outcomes[k] = foldTarget(path, &o, nt, wholeChanges(replayConfig(nt.Target, o.Now), read))
 	}
 	return providerResult(&o, outcomes)
+}
+
+// TestLineChangesCountsDetails: identical details are counted once, in
+// order of first appearance, whether add scans them or looks them up.
+func TestLineChangesCountsDetails(t *testing.T) {
+	for _, distinct := range []int{1, indexFrom - 1, indexFrom, indexFrom + 1, 3 * indexFrom} {
+		var l lineChanges
+		want := map[string]int{}
+		for round := range 3 {
+			for d := range distinct {
+				if d%2 == 1 && round == 2 {
+					continue
+				}
+				detail := fmt.Sprintf("d%d", d)
+				l.add(detail)
+				want[detail]++
+			}
+		}
+		if len(l.details) != distinct {
+			t.Fatalf("%d distinct: %d details", distinct, len(l.details))
+		}
+		for i, d := range l.details {
+			if d != fmt.Sprintf("d%d", i) || l.counts[i] != want[d] {
+				t.Errorf("%d distinct: detail %d is %s ×%d, want d%d ×%d", distinct, i, d, l.counts[i], i, want[d])
+			}
+		}
+	}
 }

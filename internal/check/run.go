@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,13 +20,17 @@ type Result struct {
 	// Unreadable reports that the file could not be read at all (its only
 	// finding is then an [Unreadable] one).
 	Unreadable bool
+	// Omitted counts, per check id, the findings left out by
+	// [Options.Limit] (nil when none were).
+	Omitted map[ID]int
 }
 
 // parallelThreshold: smaller files are checked on one goroutine, where
 // batching hand-offs would cost more than they save.
 const parallelThreshold = 8 << 20
 
-// Run runs the selected checks over one transcript read from r. path names it in findings;
+// Run runs the selected checks over one transcript read from r; once ctx
+// is done it stops at the next read (the caller discards the result). path names it in findings;
 // size is its length when known (-1 otherwise) and only chooses between the
 // inline and the parallel pass. A read error after the first byte is
 // reported as an [Unreadable] finding next to what was found before it.
@@ -33,7 +38,8 @@ const parallelThreshold = 8 << 20
 // Each line is parsed once, by the repair classifier's scanner, on a
 // worker; the ordered pass then applies the classifier's state, the
 // navigation tree and the tool-call pairing (see the package doc).
-func Run(r io.Reader, path string, size int64, sel Selection, opts Options) Result {
+func Run(ctx context.Context, r io.Reader, path string, size int64, sel Selection, opts Options) Result {
+	r = jsonl.WithContext(ctx, r) // a cancelled run stops at its next read
 	p := newPass(path, size, sel, opts)
 	workers := opts.Workers
 	if workers <= 0 {
@@ -46,6 +52,7 @@ func Run(r io.Reader, path string, size int64, sel Selection, opts Options) Resu
 	err := jsonl.RunBatches(r, jsonl.Pipeline[lineFacts]{
 		Workers:  workers,
 		SizeHint: size,
+		Context:  ctx,
 		NewWorker: func() func(*jsonl.Batch[lineFacts]) {
 			x := &extractor{maxDim: maxDim, sizes: sel.Enabled(OversizedImage)}
 			return x.batch
@@ -56,6 +63,9 @@ func Run(r io.Reader, path string, size int64, sel Selection, opts Options) Resu
 		},
 	})
 	res := Result{Path: path, Lines: p.lines, Bytes: p.bytes}
+	if ctx.Err() != nil {
+		return res // interrupted: the caller discards it
+	}
 	if err != nil {
 		res.Unreadable = p.lines == 0
 		p.readError(err)
@@ -63,11 +73,11 @@ func Run(r io.Reader, path string, size int64, sel Selection, opts Options) Resu
 		if !res.Unreadable {
 			res.Findings = p.finish()
 		}
-		sortFindings(res.Findings)
-		return res
+	} else {
+		res.Findings = p.finish()
 	}
-	res.Findings = p.finish()
 	sortFindings(res.Findings)
+	res.Omitted = p.omitted
 	return res
 }
 

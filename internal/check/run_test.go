@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"testing"
 
@@ -27,13 +28,13 @@ func TestSizedRunsAgree(t *testing.T) {
 		}
 	}
 	sel := mustSelection(t, Options{})
-	want := Run(bytes.NewReader(data.Bytes()), "all", -1, sel, Options{Workers: 1})
+	want := Run(context.Background(), bytes.NewReader(data.Bytes()), "all", -1, sel, Options{Workers: 1})
 	if len(want.Findings) == 0 {
 		t.Fatal("no findings")
 	}
 	for _, workers := range []int{1, 2, 3} {
 		for _, size := range []int64{-1, int64(data.Len())} {
-			got := Run(bytes.NewReader(data.Bytes()), "all", size, sel, Options{Workers: workers})
+			got := Run(context.Background(), bytes.NewReader(data.Bytes()), "all", size, sel, Options{Workers: workers})
 			if !equalFindings(got.Findings, want.Findings) || got.Lines != want.Lines || got.Bytes != want.Bytes {
 				t.Errorf("%d workers, size %d: %d findings over %d lines, want %d over %d", workers, size, len(got.Findings), got.Lines, len(want.Findings), want.Lines)
 			}

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 )
@@ -16,6 +17,15 @@ import (
 // batchSize is the input read per batch: large enough that the hand-offs
 // cost nothing, small enough that the batches in flight stay a few MiB.
 const batchSize = 1 << 20
+
+// batchLines is the number of lines a batch aims at: per-line outputs cost
+// far more than a short line's bytes, so a run of very short lines (a file
+// of garbage) gets smaller batches, which keeps the outputs in flight a few
+// MiB whatever the lines. The size comes back as the lines get longer.
+const batchLines = 8192
+
+// minBatchSize is the smallest input read per batch.
+const minBatchSize = 32 << 10
 
 // batchesInFlight bounds the batches read ahead of the in-order consumer,
 // per worker, which bounds memory.
@@ -80,6 +90,9 @@ type Pipeline[T any] struct {
 	// the function may own state, such as a scanner). It fills b.Out from
 	// b's lines; it may run on any goroutine and in any order.
 	NewWorker func() func(b *Batch[T])
+	// Context, when set, stops the pipeline before the next batch once it
+	// is done; RunBatches then returns its error.
+	Context context.Context
 	// Consume sees every batch after its work, in input order, on the
 	// caller's goroutine. An error stops the pipeline and is returned.
 	Consume func(b *Batch[T]) error
@@ -94,9 +107,10 @@ func RunBatches[T any](r io.Reader, p Pipeline[T]) error {
 	if p.BatchSize > 0 {
 		size = p.BatchSize
 	}
-	rd := &batchReader[T]{r: r, size: size}
+	rd := &batchReader[T]{r: r, size: size, full: size}
 	if p.SizeHint > 0 && p.SizeHint < int64(size) {
 		rd.size = int(p.SizeHint) + 1 // room to see the end of the input in one read
+		rd.full = rd.size
 	}
 	if p.Workers <= 1 {
 		return runInline(rd, p)
@@ -114,6 +128,9 @@ func runInline[T any](rd *batchReader[T], p Pipeline[T]) error {
 		}
 		last := rd.next(b)
 		work(b)
+		if err := p.err(); err != nil {
+			return err
+		}
 		if err := p.Consume(b); err != nil {
 			return err
 		}
@@ -161,6 +178,9 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 	}()
 	for b := range order {
 		<-b.done
+		if err := p.err(); err != nil {
+			return err
+		}
 		if err := p.Consume(b); err != nil {
 			return err
 		}
@@ -172,10 +192,19 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 	return nil
 }
 
+// err is the error of p's context, if it is done.
+func (p *Pipeline[T]) err() error {
+	if p.Context == nil {
+		return nil
+	}
+	return p.Context.Err()
+}
+
 // batchReader cuts an input into batches of whole lines.
 type batchReader[T any] struct {
 	r      io.Reader
 	size   int    // buffer size of a batch
+	full   int    // the size for lines of usual length (size shrinks for short lines)
 	carry  []byte // the incomplete line at the end of the last read
 	num    int
 	offset int64
@@ -223,8 +252,10 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 				rd.carry = append([]byte(nil), rd.carry...) // do not keep a giant line's buffer
 			}
 		}
-		rd.num += bytes.Count(b.data, []byte{'\n'})
+		lines := bytes.Count(b.data, []byte{'\n'})
+		rd.num += lines
 		rd.offset += int64(cut)
+		rd.resize(lines, cut)
 		return err != nil
 	}
 }
@@ -244,6 +275,17 @@ func longLine(data []byte) (n, off int, ok bool) {
 		off += next
 	}
 	return 0, 0, false
+}
+
+// resize adapts the next batch's size to the lines of the last one: about
+// batchLines of them, between minBatchSize and the full size.
+func (rd *batchReader[T]) resize(lines, n int) {
+	switch {
+	case lines > batchLines && rd.size > minBatchSize:
+		rd.size = max(minBatchSize, int(int64(n)*batchLines/int64(lines)))
+	case lines < batchLines/2 && rd.size < rd.full:
+		rd.size = min(rd.full, 2*rd.size)
+	}
 }
 
 // takeBatch reuses a consumed batch (its buffer and Out) when there is one.

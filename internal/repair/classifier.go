@@ -208,7 +208,7 @@ func (c *Classifier) Apply(f *LineFacts) Verdict {
 		c.plan.Counts.add(v.Rules, v.CorruptedImages)
 	}
 	if v.Changed() {
-		c.plan.Edits = append(c.plan.Edits, LineEdit{Line: v.Line, Offset: f.offset, Size: f.size, Action: v.Action, Rules: v.Rules, CorruptedImages: v.CorruptedImages, Reserialize: v.Reserialize})
+		c.edit(v, f)
 	}
 	if !f.entry {
 		return v
@@ -225,6 +225,20 @@ func (c *Classifier) Apply(f *LineFacts) Verdict {
 		}
 	}
 	return v
+}
+
+// edit records a changed line, extending the previous edit when both are
+// malformed lines, one right after the other.
+func (c *Classifier) edit(v Verdict, f *LineFacts) {
+	if n := len(c.plan.Edits); n > 0 && v.Rules == RuleMalformedLine {
+		last := &c.plan.Edits[n-1]
+		if last.Rules == RuleMalformedLine && last.Line+last.Lines == v.Line && last.Offset+last.Size == f.offset {
+			last.Lines++
+			last.Size += f.size
+			return
+		}
+	}
+	c.plan.Edits = append(c.plan.Edits, LineEdit{Line: v.Line, Lines: 1, Offset: f.offset, Size: f.size, Action: v.Action, Rules: v.Rules, CorruptedImages: v.CorruptedImages, Reserialize: v.Reserialize})
 }
 
 // entry notes a surviving entry: the first one must be the header, and a

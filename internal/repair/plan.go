@@ -57,10 +57,12 @@ func (c Counts) Summary() string {
 }
 
 // LineEdit is a line a rewrite does not copy as is: a dropped, rewritten or
-// re-serialized line.
+// re-serialized line. Consecutive malformed lines share one edit (Lines of
+// them), so that a file of garbage costs one edit, not one per line.
 type LineEdit struct {
 	Line            int
-	Offset, Size    int64  // the line's bytes in the input, terminator included
+	Lines           int    // the lines the edit covers: 1, or more for a run of malformed lines
+	Offset, Size    int64  // the lines' bytes in the input, terminators included
 	Action          Action // Drop, Rewrite, or Keep with Reserialize
 	Rules           Rules
 	CorruptedImages int

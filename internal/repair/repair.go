@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
@@ -30,6 +32,9 @@ type Options struct {
 	// OnVerdict, when set, sees every line that is not simply kept, during
 	// the first pass (see [Analyze]).
 	OnVerdict func(Verdict)
+	// Context, when set, stops the first pass at its next read once it is
+	// done: nothing is written and the file is left as it was.
+	Context context.Context
 	// Lock and Replace tune the lock and the safe replace (tests); Force
 	// and KeepBackup above take precedence over their fields.
 	Lock    LockOptions
@@ -124,7 +129,7 @@ func RepairFile(path string, opts Options) (res Result, err error) {
 		return res, nil
 	}
 	res.OtherLinks = int(snap.Links) - 1
-	plan, err := analyzeFile(abs, opts.OnVerdict)
+	plan, err := analyzeFile(opts.context(), abs, opts.OnVerdict)
 	if err != nil {
 		res.Reason = readFailure(err, abs)
 		return res, nil
@@ -218,6 +223,7 @@ func RepairStream(w io.Writer, r io.ReadSeeker, path string, opts Options) (Resu
 // repairStream is the two passes of RepairTo over r, whose name in errors
 // is name.
 func repairStream(res Result, w io.Writer, r io.ReadSeeker, name string, opts Options) (Result, error) {
+	r = jsonl.WithContext(opts.context(), r) // both passes stop at their next read once it is done
 	plan, err := Analyze(r, opts.OnVerdict)
 	if err == nil {
 		_, err = r.Seek(0, io.SeekStart)
@@ -242,13 +248,21 @@ func repairStream(res Result, w io.Writer, r io.ReadSeeker, name string, opts Op
 }
 
 // analyzeFile runs the first pass over the file at path.
-func analyzeFile(path string, onVerdict func(Verdict)) (Plan, error) {
+func analyzeFile(ctx context.Context, path string, onVerdict func(Verdict)) (Plan, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Plan{}, err
 	}
 	defer f.Close()
-	return Analyze(f, onVerdict)
+	return Analyze(jsonl.WithContext(ctx, f), onVerdict)
+}
+
+// context is o.Context, or a context that is never done.
+func (o *Options) context() context.Context {
+	if o.Context == nil {
+		return context.Background()
+	}
+	return o.Context
 }
 
 // resolvePath absolutizes path; an empty path is a missing file. Unlike

@@ -101,6 +101,13 @@ func writeRanges(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, u
 		if err := copyTo(ch.Offset); err != nil {
 			return err
 		}
+		if ch.Lines > 1 {
+			if err := skipMalformed(r, ch); err != nil {
+				return err
+			}
+			pos += ch.Size
+			continue
+		}
 		line = slices.Grow(line[:0], int(ch.Size))[:ch.Size]
 		if _, err := io.ReadFull(r, line); err != nil || line[len(line)-1] != '\n' {
 			return errChanged
@@ -139,6 +146,14 @@ func writeLines(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, uu
 		}
 		lines = l.Num
 		switch {
+		case len(changes) > 0 && changes[0].Lines > 1 && changes[0].Line <= l.Num:
+			// A run of malformed lines: each must still be one.
+			if _, perr := jsonl.Parse(l.Bytes); perr == nil || l.Blank {
+				return errChanged
+			}
+			if l.Num == changes[0].Line+changes[0].Lines-1 {
+				changes = changes[1:]
+			}
 		case len(changes) > 0 && changes[0].Line == l.Num:
 			if buf, err = appendChanged(buf[:0], l, changes[0]); err != nil {
 				return err
@@ -158,6 +173,30 @@ func writeLines(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, uu
 		}
 	}
 	if lines != p.Lines || len(changes) > 0 || len(inserts) > 0 {
+		return errChanged
+	}
+	return nil
+}
+
+// skipMalformed reads the run of malformed lines ch covers from r,
+// checking that each is still one; memory is bounded by the longest line.
+func skipMalformed(r io.Reader, ch LineEdit) error {
+	rd := jsonl.NewReader(io.LimitReader(r, ch.Size))
+	n := 0
+	for {
+		l, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || l.Blank || !l.Newline {
+			return errChanged
+		}
+		if _, perr := jsonl.Parse(l.Bytes); perr == nil {
+			return errChanged
+		}
+		n++
+	}
+	if n != ch.Lines {
 		return errChanged
 	}
 	return nil

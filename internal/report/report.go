@@ -45,6 +45,30 @@ func (s *Summary) Count(fs []check.Finding) {
 	}
 }
 
+// CountOmitted adds the findings a check left out ([check.Result.Omitted])
+// that are at or above the threshold.
+func (s *Summary) CountOmitted(omitted map[check.ID]int) {
+	for id, n := range omitted {
+		if c, ok := check.Lookup(id); ok && c.Severity >= s.Threshold {
+			s.Shown[c.Severity] += n
+		}
+	}
+}
+
+// ShownOmitted is omitted without the checks below the threshold.
+func ShownOmitted(omitted map[check.ID]int, threshold check.Severity) map[check.ID]int {
+	var out map[check.ID]int
+	for id, n := range omitted {
+		if c, ok := check.Lookup(id); ok && c.Severity >= threshold {
+			if out == nil {
+				out = map[check.ID]int{}
+			}
+			out[id] = n
+		}
+	}
+	return out
+}
+
 // Total is the number of findings at or above the threshold.
 func (s *Summary) Total() int { return s.Shown[0] + s.Shown[1] + s.Shown[2] }
 

@@ -107,3 +107,14 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0"}, {5, "5"}, {999, "999"}, {1000, "1,000"}, {123456, "123,456"}, {2000000, "2,000,000"}, {5299980, "5,299,980"}} {
+		if got := thousands(c.n); got != c.want {
+			t.Errorf("thousands(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

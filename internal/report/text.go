@@ -63,6 +63,51 @@ func (t *Text) Findings(fs []check.Finding) {
 	}
 }
 
+// FileFindings writes the findings of one file, at most limit of each
+// check id (limit 0: all of them), and after them one line per check id
+// with more, e.g. "s.jsonl: … and 2,000,000 more transcript/malformed-line
+// (--all lists them)". omitted are the findings the check itself left out
+// ([check.Result.Omitted]); callers filter both by threshold first.
+func (t *Text) FileFindings(path string, fs []check.Finding, omitted map[check.ID]int, limit int) {
+	printed := map[check.ID]int{}
+	var order []check.ID
+	more := map[check.ID]int{}
+	for _, f := range fs {
+		if _, seen := printed[f.ID]; !seen {
+			order = append(order, f.ID)
+		}
+		if limit > 0 && printed[f.ID] >= limit {
+			more[f.ID]++
+			continue
+		}
+		printed[f.ID]++
+		t.finding(f)
+	}
+	for id := range omitted {
+		if _, seen := printed[id]; !seen {
+			order = append(order, id) // not reached unless every kept one was filtered out
+			printed[id] = 0
+		}
+	}
+	for _, id := range order {
+		more[id] += omitted[id]
+	}
+	for _, id := range order {
+		if n := more[id]; n > 0 {
+			t.printf("%s: … and %s more %s (--all lists them)\n", t.styles.path.Render(path), thousands(n), t.styles.id.Render(string(id)))
+		}
+	}
+}
+
+// thousands formats n with comma thousands separators: 2,000,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 func (t *Text) finding(f check.Finding) {
 	loc := f.Path
 	if f.Store != nil {
