@@ -58,11 +58,11 @@ state folder (--force replaces an existing one).
 
 // runExport finds the session and writes its export.
 func runExport(ctx context.Context, a *app, opts *exportOptions, args []string) error {
-	root, dbs, err := exportDatabases(a, args)
+	root, dbs, err := storeDatabases(a, "export", args)
 	if err != nil {
 		return err
 	}
-	db, w, err := findStoreSession(ctx, dbs, opts.agent, opts.session)
+	db, w, err := findStoreSession(ctx, "export", dbs, opts.agent, opts.session)
 	if err != nil {
 		return err
 	}
@@ -83,9 +83,10 @@ func runExport(ctx context.Context, a *app, opts *exportOptions, args []string) 
 	})
 }
 
-// exportDatabases resolves the argument (or the state folder) to agent
-// databases, and the folder -o must stay out of.
-func exportDatabases(a *app, args []string) (root string, dbs []store.AgentDatabase, err error) {
+// storeDatabases resolves the argument (or the state folder) to agent
+// databases, and the folder export's -o must stay out of. name is the
+// command the errors name.
+func storeDatabases(a *app, name string, args []string) (root string, dbs []store.AgentDatabase, err error) {
 	if len(args) == 0 {
 		root, _ = stateDir(a)
 	} else {
@@ -93,7 +94,7 @@ func exportDatabases(a *app, args []string) (root string, dbs []store.AgentDatab
 	}
 	st, err := os.Stat(root)
 	if err != nil {
-		return "", nil, &unreadableError{err: fmt.Errorf("export: %w", err)}
+		return "", nil, &unreadableError{err: fmt.Errorf("%s: %w", name, err)}
 	}
 	if !st.IsDir() {
 		// agents/<agent>/agent/openclaw-agent.sqlite names its agent.
@@ -102,17 +103,17 @@ func exportDatabases(a *app, args []string) (root string, dbs []store.AgentDatab
 	}
 	dbs, err = store.AgentDatabases(root)
 	if err != nil {
-		return "", nil, &unreadableError{err: fmt.Errorf("export: %w", err)}
+		return "", nil, &unreadableError{err: fmt.Errorf("%s: %w", name, err)}
 	}
 	if len(dbs) == 0 {
-		return "", nil, &unreadableError{err: fmt.Errorf("export: no agent database (agents/*/agent/%s) in %s", store.DatabaseName, root)}
+		return "", nil, &unreadableError{err: fmt.Errorf("%s: no agent database (agents/*/agent/%s) in %s", name, store.DatabaseName, root)}
 	}
 	return root, dbs, nil
 }
 
 // findStoreSession opens the databases of the agent (all without one) and
 // returns the one database, still open, that has the session.
-func findStoreSession(ctx context.Context, dbs []store.AgentDatabase, agent, ref string) (*store.DB, store.Window, error) {
+func findStoreSession(ctx context.Context, name string, dbs []store.AgentDatabase, agent, ref string) (*store.DB, store.Window, error) {
 	var (
 		found  *store.DB
 		window store.Window
@@ -127,7 +128,7 @@ func findStoreSession(ctx context.Context, dbs []store.AgentDatabase, agent, ref
 			if found != nil {
 				found.Close()
 			}
-			return nil, window, &unreadableError{err: fmt.Errorf("export: %w", err)}
+			return nil, window, &unreadableError{err: fmt.Errorf("%s: %w", name, err)}
 		}
 		w, err := db.Find(ctx, ref)
 		switch {
@@ -139,7 +140,7 @@ func findStoreSession(ctx context.Context, dbs []store.AgentDatabase, agent, ref
 			if found != nil {
 				found.Close()
 			}
-			return nil, window, &unreadableError{err: fmt.Errorf("export: %w", err)}
+			return nil, window, &unreadableError{err: fmt.Errorf("%s: %w", name, err)}
 		}
 		where = append(where, d.AgentID)
 		if found != nil {
@@ -151,11 +152,11 @@ func findStoreSession(ctx context.Context, dbs []store.AgentDatabase, agent, ref
 	switch {
 	case len(where) > 1:
 		found.Close()
-		return nil, window, usageErrorf("export: session %q exists in agents %s: give --agent", ref, strings.Join(where, ", "))
+		return nil, window, usageErrorf("%s: session %q exists in agents %s: give --agent", name, ref, strings.Join(where, ", "))
 	case found == nil && agent != "":
-		return nil, window, &unreadableError{err: fmt.Errorf("export: no session %q in agent %q", ref, agent)}
+		return nil, window, &unreadableError{err: fmt.Errorf("%s: no session %q in agent %q", name, ref, agent)}
 	case found == nil:
-		return nil, window, &unreadableError{err: fmt.Errorf("export: no session %q in any agent database", ref)}
+		return nil, window, &unreadableError{err: fmt.Errorf("%s: no session %q in any agent database", name, ref)}
 	}
 	return found, window, nil
 }

@@ -17,6 +17,7 @@ type ExportReader struct {
 	off    int    // read position in line
 	err    error  // sticky: io.EOF at the end
 	lines  int64
+	edit   func(seq int64, v *jsonl.Value) // a view's edits, nil for an export
 }
 
 // Reader starts the export of sessionID (a session id, not a key). Close it
@@ -67,6 +68,9 @@ func (r *ExportReader) next() bool {
 	if err != nil {
 		r.err = r.rows.fault(FaultJSON, err)
 		return false
+	}
+	if r.edit != nil {
+		r.edit(ev.Seq, &v)
 	}
 	r.line = append(jsonl.AppendJSON(r.line[:0], &v), '\n')
 	r.off = 0
