@@ -78,7 +78,9 @@ token of the model's context window (--context-tokens, 200,000 by default;
 at least 1 KiB, at most 64 MiB) and 10,000 events, plus the latest compaction;
 the view can start inside a tool call's frame. --full replays the whole
 branch, as for the session's export. A session without a current session
-header is refused, as OpenClaw refuses it.
+header is refused, as OpenClaw refuses it. The lines replay names (L<n>,
+--diff) are lines of the view it loaded, the header being line 1 (with --full,
+lines of the session's export).
 
 --format text (the default) prints one line per message and a summary of the
 changes; --format json prints {"provider","modelApi","modelId","policy",
@@ -174,6 +176,9 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, args []string) 
 			if err := report.ReplayLoaderErrorJSON(a.Out, r, le); err != nil {
 				return err
 			}
+		}
+		if refusal != nil {
+			return &refusedError{err: fmt.Errorf("%s: OpenClaw's runtime refuses to load this session: %s", path, store.ErrLegacyTranscript)}
 		}
 		return &refusedError{err: le}
 	}
