@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,7 +179,8 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, args []string) 
 			}
 		}
 		if refusal != nil {
-			return &refusedError{err: fmt.Errorf("%s: OpenClaw's runtime refuses to load this session: %s", path, store.ErrLegacyTranscript)}
+			_, msg, _ := strings.Cut(refusal.Msg, ": ")
+			return &refusedError{err: fmt.Errorf("%s: OpenClaw's runtime refuses to load this session: %s", path, msg)}
 		}
 		return &refusedError{err: le}
 	}
@@ -288,6 +290,8 @@ func openStoreReplaySource(ctx context.Context, a *app, opts *replayOptions, arg
 	switch {
 	case errors.Is(err, store.ErrLegacyTranscript):
 		refusal = &session.LoaderError{Msg: "Error: " + store.ErrLegacyTranscript.Error()}
+	case errors.Is(err, store.ErrHeaderTooLarge):
+		refusal = &session.LoaderError{Msg: "RangeError: " + store.ErrHeaderTooLarge.Error()}
 	case err != nil:
 		return nil, nil, "", nil, &unreadableError{err: fmt.Errorf("replay: %w", err)}
 	}

@@ -47,11 +47,13 @@ func ContextLimits(tokens int64) ViewLimits {
 
 // ErrLegacyTranscript is returned for a session whose events have no session
 // header of version 3 or later: OpenClaw's runtime refuses to load it.
-var ErrLegacyTranscript = errors.New("Persisted legacy session transcripts require doctor/import migration before runtime use") //nolint:staticcheck // OpenClaw's own message
+//
+//lint:ignore ST1005 OpenClaw's own message, which replay prints as OpenClaw does
+var ErrLegacyTranscript = errors.New("Persisted legacy session transcripts require doctor/import migration before runtime use")
 
 // ErrHeaderTooLarge is returned when the session header alone exceeds the
 // view's byte limit, as OpenClaw refuses it.
-var ErrHeaderTooLarge = errors.New("Session transcript header exceeds the active-context byte limit") //nolint:staticcheck // OpenClaw's own message
+var ErrHeaderTooLarge = errors.New("Session transcript header exceeds the active-context byte limit")
 
 // View is the part of a session OpenClaw's runtime loads before a model
 // call (see [DB.View]).
