@@ -42,7 +42,7 @@ type storeReplayGolden struct {
 // and compares the final messages (or the refusal) with OpenClaw's.
 func TestStoreReplayMatchesOpenClaw(t *testing.T) {
 	targets := conformanceTargetNames(t)
-	paths := sessiontest.Glob(t, filepath.Join("..", "testdata", "stores", "*", "golden", "replay", "*.json*"))
+	paths := sessiontest.Glob(t, filepath.Join("testdata", "stores", "*", "golden", "replay", "*.json*"))
 	truncated := false
 	for _, path := range paths {
 		g := readStoreReplayGolden(t, path)

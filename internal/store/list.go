@@ -57,23 +57,23 @@ func (s *DB) transcript(ctx context.Context, sessionID string) (Transcript, erro
 	return t, nil
 }
 
-// queryAll runs query in the snapshot and scans each row with scan.
-func queryAll[T any](ctx context.Context, s *DB, what, query string, scan func(*sql.Rows, *T) error) ([]T, error) {
-	rows, err := s.tx.QueryContext(ctx, query)
+// queryRows runs query with args in the snapshot and scans each row.
+func queryRows[T any](ctx context.Context, s *DB, what, query string, scan func(*sql.Rows, *T) error, args ...any) ([]T, error) {
+	rows, err := s.tx.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, s.errorf("listing %s: %w", what, err)
+		return nil, s.errorf("reading %s: %w", what, err)
 	}
 	var out []T
 	for rows.Next() {
 		var x T
 		if err := scan(rows, &x); err != nil {
 			rows.Close()
-			return nil, s.errorf("listing %s: %w", what, err)
+			return nil, s.errorf("reading %s: %w", what, err)
 		}
 		out = append(out, x)
 	}
 	if err := closeRows(rows); err != nil {
-		return nil, s.errorf("listing %s: %w", what, err)
+		return nil, s.errorf("reading %s: %w", what, err)
 	}
 	return out, nil
 }
@@ -81,7 +81,7 @@ func queryAll[T any](ctx context.Context, s *DB, what, query string, scan func(*
 // Sessions lists the session_nodes rows ordered by key, each with the
 // counts of its current session.
 func (s *DB) Sessions(ctx context.Context) ([]Session, error) {
-	out, err := queryAll(ctx, s, "session_nodes", `SELECT session_key, current_session_id, label, display_name, updated_at
+	out, err := queryRows(ctx, s, "the session_nodes rows", `SELECT session_key, current_session_id, label, display_name, updated_at
   FROM session_nodes ORDER BY session_key`, func(rows *sql.Rows, x *Session) error {
 		var label, name sql.NullString
 		err := rows.Scan(&x.Key, &x.SessionID, &label, &name, &x.UpdatedAt)
@@ -104,7 +104,7 @@ func nullable(v sql.NullString) *string {
 // Windows lists every session window, ordered by key then session id, each
 // with its counts.
 func (s *DB) Windows(ctx context.Context) ([]Window, error) {
-	out, err := queryAll(ctx, s, "session_windows", `SELECT w.session_id, w.session_key,
+	out, err := queryRows(ctx, s, "the session_windows rows", `SELECT w.session_id, w.session_key,
   coalesce(n.current_session_id = w.session_id, 0), coalesce(w.transcript_updated_at, 0)
   FROM session_windows w LEFT JOIN session_nodes n ON n.session_key = w.session_key
   ORDER BY w.session_key, w.session_id`, func(rows *sql.Rows, x *Window) error {

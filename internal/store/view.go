@@ -341,27 +341,6 @@ func seqList(seqs []int64) string {
 	return string(b)
 }
 
-// queryRows runs query with args in the snapshot and scans each row.
-func queryRows[T any](ctx context.Context, s *DB, what, query string, scan func(*sql.Rows, *T) error, args ...any) ([]T, error) {
-	rows, err := s.tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, s.errorf("reading %s: %w", what, err)
-	}
-	var out []T
-	for rows.Next() {
-		var x T
-		if err := scan(rows, &x); err != nil {
-			rows.Close()
-			return nil, s.errorf("reading %s: %w", what, err)
-		}
-		out = append(out, x)
-	}
-	if err := closeRows(rows); err != nil {
-		return nil, s.errorf("reading %s: %w", what, err)
-	}
-	return out, nil
-}
-
 // ViewReader starts the view's stream: its events in seq order (the header
 // first; a compaction or reset added after the cut is older than the rest),
 // each as its export line, with the edits that link them (see [DB.View]).
