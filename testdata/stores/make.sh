@@ -98,8 +98,9 @@ for line in open(targets):
         args += ["--context-token-budget", view]
     jobs.append((f[0].rstrip(":"), args))
 def run(job):
+    # A session OpenClaw refuses exits non-zero with its error in the JSON.
     out = subprocess.run(["./oracle", "replay", "--store", state, "--session-key", key, *job[1], "--deterministic"],
-                         cwd=oracle_dir, capture_output=True, check=True).stdout
+                         cwd=oracle_dir, capture_output=True).stdout
     return job[0], json.loads(out)
 with cf.ThreadPoolExecutor(2) as pool:  # two OpenClaw processes at a time
     results = list(pool.map(run, jobs))
@@ -118,7 +119,7 @@ for target, d in results:
 print(json.dumps(golden, indent=1, ensure_ascii=False))
 PY
     rm -f "$out" "$out.zst"
-    if [ "$(stat -c %s "$work/golden.json")" -gt 200000 ]; then
+    if [ "$(stat -c %s "$work/golden.json")" -gt 65536 ]; then
       zstd -q -19 --long=27 "$work/golden.json" -o "$out.zst"
     else
       cp "$work/golden.json" "$out"
@@ -160,4 +161,4 @@ replays views agent:main:main 1100 1320 full
 replays views agent:main:67-replay-bash-and-custom-roles default
 replays views agent:main:91-edge-headerless default
 replays views agent:main:68-replay-legacy-v1-no-ids default
-replays views agent:main:45-replay-missing-results-synthetic 1200 default
+replays views agent:main:45-replay-missing-results-synthetic 1200
