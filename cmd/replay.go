@@ -105,8 +105,8 @@ ENVIRONMENT
 						return usageErrorf("replay: --%s needs --session", f)
 					}
 				}
-				if len(args) != 1 {
-					return usageErrorf("replay: give a FILE (or - for standard input), or --session")
+				if err := exactArgs(1)(cmd, args); err != nil {
+					return err
 				}
 			}
 			if opts.contextTokens < 1 {
