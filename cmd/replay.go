@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/store"
 )
 
 // replayOptions are the replay command's flags.
@@ -23,6 +26,10 @@ type replayOptions struct {
 	reasoning                   bool
 	policyOnly, diff            bool
 	format                      string
+	// A store session instead of a file.
+	session, agent string
+	contextTokens  int64
+	full           bool
 }
 
 func (o *replayOptions) addFlags(fs *pflag.FlagSet) {
@@ -35,10 +42,17 @@ func (o *replayOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.format, "format", "text", "output format: text or json")
 }
 
+func (o *replayOptions) addStoreFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.session, "session", "", "replay this session (key or id) of OpenClaw's SQLite store instead of a file")
+	fs.StringVar(&o.agent, "agent", "", "with --session: the agent, when the session exists in several")
+	fs.Int64Var(&o.contextTokens, "context-tokens", store.DefaultContextTokens, "with --session: the model's context window in tokens, which bounds the view OpenClaw loads")
+	fs.BoolVar(&o.full, "full", false, "with --session: replay the whole active branch, not OpenClaw's bounded view")
+}
+
 func newReplayCmd(a *app) *cobra.Command {
 	opts := &replayOptions{}
 	cmd := &cobra.Command{
-		Use:   "replay [flags] FILE|-",
+		Use:   "replay [flags] FILE|-\n  openclaw-doctor replay --session KEY|ID [--agent A] [flags] [STATE_DIR|DB]",
 		Short: "Show the messages OpenClaw would send to a provider for a session",
 		Long: `Replay a session transcript the way OpenClaw 2026.9.6 prepares it for a
 provider: load the active branch's context, resolve the provider's transcript
@@ -56,6 +70,20 @@ ollama, mistral, openrouter, groq, xai, deepseek and other OpenAI-compatible
 hosts: openai-completions). An unknown provider is not an error: it gets
 OpenClaw's fallback for its api, or the default policy.
 
+--session replays a session of an OpenClaw 2026.9 SQLite store (a session key
+such as agent:main:main, or a session id; --agent when it exists in several
+agents) from STATE_DIR, one openclaw-agent.sqlite file, or the state folder
+($OPENCLAW_STATE_DIR, else ~/.openclaw). The store is only read (see
+docs/store.md). Like OpenClaw's runtime before a model call, replay then loads
+a bounded view: the newest events of the active branch that fit in 8 bytes per
+token of the model's context window (--context-tokens, 200,000 by default;
+at least 1 KiB, at most 64 MiB) and 10,000 events, plus the latest compaction;
+the view can start inside a tool call's frame. --full replays the whole
+branch, as for the session's export. A session without a current session
+header is refused, as OpenClaw refuses it. The lines replay names (L<n>,
+--diff) are lines of the view it loaded, the header being line 1 (with --full,
+lines of the session's export).
+
 --format text (the default) prints one line per message and a summary of the
 changes; --format json prints {"provider","modelApi","modelId","policy",
 "messages"} in OpenClaw's message shape, or an "error" object (exit 1) when
@@ -67,21 +95,47 @@ ENVIRONMENT
                        switches, timestamps of inserted messages), for
                        reproducible output
 ` + exitStatusHelp,
-		Args: exactArgs(1),
+		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.format != "text" && opts.format != "json" {
 				return usageErrorf("replay: --format must be text or json, not %q", opts.format)
 			}
-			return runReplay(cmd.Context(), a, opts, args[0])
+			if opts.session == "" {
+				for _, f := range []string{"agent", "context-tokens", "full"} {
+					if cmd.Flags().Changed(f) {
+						return usageErrorf("replay: --%s needs --session", f)
+					}
+				}
+				if err := exactArgs(1)(cmd, args); err != nil {
+					return err
+				}
+			}
+			if opts.contextTokens < 1 {
+				return usageErrorf("replay: --context-tokens must be a positive number of tokens, not %d", opts.contextTokens)
+			}
+			return runReplay(cmd.Context(), a, opts, args)
 		},
 	}
 	opts.addFlags(cmd.Flags())
+	opts.addStoreFlags(cmd.Flags())
 	return cmd
 }
 
 // runReplay loads the session, resolves the target and prints the replay.
-func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) error {
-	file, closeSrc, err := openReplaySource(ctx, a, path)
+func runReplay(ctx context.Context, a *app, opts *replayOptions, args []string) error {
+	var (
+		file     *os.File
+		closeSrc func()
+		path     string
+		err      error
+		refusal  *session.LoaderError // OpenClaw's runtime refuses the store session
+	)
+	if opts.session != "" {
+		file, closeSrc, path, refusal, err = openStoreReplaySource(ctx, a, opts, args)
+	} else {
+		path = args[0]
+		file, closeSrc, err = openReplaySource(ctx, a, path)
+	}
 	if err != nil {
 		return err
 	}
@@ -89,6 +143,9 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 	src := jsonl.WithContextAt(ctx, file) // an interrupted load or replay stops at its next read
 	stream, err := session.OpenContext(src)
 	err = wrapLoadError(path, err)
+	if refusal != nil {
+		err = refusal
+	}
 	var le *session.LoaderError
 	if err != nil && !errors.As(err, &le) {
 		return err
@@ -122,6 +179,10 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, path string) er
 			if err := report.ReplayLoaderErrorJSON(a.Out, r, le); err != nil {
 				return err
 			}
+		}
+		if refusal != nil {
+			_, msg, _ := strings.Cut(refusal.Msg, ": ")
+			return &refusedError{err: fmt.Errorf("%s: OpenClaw's runtime refuses to load this session: %s", path, msg)}
 		}
 		return &refusedError{err: le}
 	}
@@ -207,4 +268,63 @@ func wrapLoadError(path string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", path, err)
+}
+
+// openStoreReplaySource finds the store session opts names and spools the
+// part of it OpenClaw's runtime loads (the bounded view, or with --full the
+// whole transcript) as JSONL, which the loader reads like a file. name
+// names the session in errors. A session the runtime refuses to load gives
+// the refusal instead of a source.
+func openStoreReplaySource(ctx context.Context, a *app, opts *replayOptions, args []string) (f *os.File, closeF func(), name string, refusal *session.LoaderError, err error) {
+	_, dbs, err := storeDatabases(a, "replay", args)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	db, w, err := findStoreSession(ctx, "replay", dbs, opts.agent, opts.session)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	defer db.Close()
+	name = db.Path() + "#" + opts.session
+	var view *store.View
+	if opts.full {
+		err = db.CheckHeader(ctx, w.SessionID)
+	} else {
+		view, err = db.View(ctx, w.SessionID, store.ContextLimits(opts.contextTokens))
+	}
+	switch {
+	case errors.Is(err, store.ErrLegacyTranscript):
+		refusal = &session.LoaderError{Msg: "Error: " + store.ErrLegacyTranscript.Error()}
+	case errors.Is(err, store.ErrHeaderTooLarge):
+		refusal = &session.LoaderError{Msg: "RangeError: " + store.ErrHeaderTooLarge.Error()}
+	case err != nil:
+		return nil, nil, "", nil, &unreadableError{err: fmt.Errorf("replay: %w", err)}
+	}
+	f, closeF, err = newTempFile("openclaw-doctor-replay-*.jsonl")
+	if err != nil {
+		return nil, nil, "", nil, fmt.Errorf("replay: spooling the session: %w", err)
+	}
+	if refusal != nil {
+		return f, closeF, name, refusal, nil
+	}
+	var r *store.ExportReader
+	if opts.full {
+		r, err = db.Reader(ctx, w.SessionID)
+	} else {
+		r, err = db.ViewReader(ctx, view)
+	}
+	if err == nil {
+		_, err = r.WriteTo(f)
+		if cerr := r.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		closeF()
+		return nil, nil, "", nil, exportError(fmt.Errorf("replay: %w", err))
+	}
+	return f, closeF, name, nil, nil
 }

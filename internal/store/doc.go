@@ -30,6 +30,11 @@
 //     database, the session, the seq and the line of the export, with its
 //     [Fault]. Plain event_json text is read as OpenClaw reads it: invalid
 //     UTF-8 in it becomes U+FFFD rather than an error.
+//   - The runtime's view. [DB.View] picks the rows OpenClaw 2026.9.6's
+//     runtime loads before a model call (the newest part of the active
+//     branch within a byte and event budget, plus the latest compaction),
+//     and [DB.ViewReader] yields them as export lines, linked to one
+//     another as OpenClaw links them in memory.
 //   - Bounded memory. Rows are streamed: memory grows with the largest
 //     event, never with the session (the index checks keep at most 1,000
 //     faults per session).
@@ -45,11 +50,10 @@
 //   - read sessions moved to cold storage (session_transcript_cold_archives
 //     and agents/<agent>/sessions/cold/); they have no transcript rows and
 //     export as empty ([Window.Cold] marks them);
-//   - build OpenClaw's bounded runtime view (the newest part of the active
-//     branch), check the index tables beyond the rows above (positions,
-//     message positions, the full-text index), or migrate an older schema:
-//     a database without transcript tables (schema version 1) is refused
-//     with a *[SchemaError];
+//   - check the index tables beyond the rows above (positions, message
+//     positions, the full-text index), or migrate an older schema: a
+//     database without transcript tables (schema version 1) is refused with
+//     a *[SchemaError]; [DB.View] trusts the index tables;
 //   - render or print anything: callers decide what to show.
 //
 // It imports only package jsonl, the SQLite driver (modernc.org/sqlite,

@@ -90,6 +90,7 @@ type Rows struct {
 	text, z   sql.RawBytes // the row's columns, reused from row to row
 	buf       []byte       // decoded text of a compressed row
 	err       error
+	lineOf    func(seq int64) int // a row's export line when the rows skip some; nil: ev.Line
 	// identities: each row comes with its transcript_event_identities
 	// row, in identity.
 	identities bool
@@ -262,7 +263,11 @@ func invalidUTF8At(b []byte) error {
 }
 
 func (r *Rows) fault(f Fault, err error) error {
-	return &RowError{Path: r.db.path, SessionID: r.sessionID, Seq: r.ev.Seq, Line: r.ev.Line, Fault: f, Err: err}
+	line := r.ev.Line
+	if r.lineOf != nil {
+		line = r.lineOf(r.ev.Seq)
+	}
+	return &RowError{Path: r.db.path, SessionID: r.sessionID, Seq: r.ev.Seq, Line: line, Fault: f, Err: err}
 }
 
 // decoder is the database's zstd decoder, synchronous (one goroutine).

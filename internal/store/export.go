@@ -20,6 +20,7 @@ type ExportReader struct {
 	// identityFaults and identityCount: see [DB.CheckedReader].
 	identityFaults []IndexFault
 	identityCount  int
+	edit           func(seq int64, v *jsonl.Value) // a view's edits, nil for an export
 }
 
 // Reader starts the export of sessionID (a session id, not a key). Close it
@@ -71,8 +72,11 @@ func (r *ExportReader) next() bool {
 		r.err = r.rows.fault(FaultJSON, err)
 		return false
 	}
-	if r.rows.identities {
+	if r.rows.identities { // the stored event, before any view's edits
 		r.checkIdentity(&v)
+	}
+	if r.edit != nil {
+		r.edit(ev.Seq, &v)
 	}
 	r.line = append(jsonl.AppendJSON(r.line[:0], &v), '\n')
 	r.off = 0

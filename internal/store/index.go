@@ -165,7 +165,7 @@ func (s *DB) IndexFaults(ctx context.Context, sessionID string, kinds ...IndexKi
 // NodeFaults lists the session_nodes rows whose current session id has no
 // session_windows row ([NodeSessionMissing]), by key.
 func (s *DB) NodeFaults(ctx context.Context) ([]IndexFault, error) {
-	return queryAll(ctx, s, "session_nodes", `SELECT n.session_key, n.current_session_id FROM session_nodes n
+	return queryRows(ctx, s, "the session_nodes rows", `SELECT n.session_key, n.current_session_id FROM session_nodes n
   WHERE NOT EXISTS (SELECT 1 FROM session_windows w WHERE w.session_id = n.current_session_id)
   ORDER BY n.session_key`, func(rows *sql.Rows, f *IndexFault) error {
 		err := rows.Scan(&f.SessionKey, &f.SessionID)

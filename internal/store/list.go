@@ -63,23 +63,23 @@ func (s *DB) transcript(ctx context.Context, sessionID string) (Transcript, erro
 	return t, nil
 }
 
-// queryAll runs query in the snapshot and scans each row with scan.
-func queryAll[T any](ctx context.Context, s *DB, what, query string, scan func(*sql.Rows, *T) error) ([]T, error) {
-	rows, err := s.tx.QueryContext(ctx, query)
+// queryRows runs query with args in the snapshot and scans each row.
+func queryRows[T any](ctx context.Context, s *DB, what, query string, scan func(*sql.Rows, *T) error, args ...any) ([]T, error) {
+	rows, err := s.tx.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, s.errorf("listing %s: %w", what, err)
+		return nil, s.errorf("reading %s: %w", what, err)
 	}
 	var out []T
 	for rows.Next() {
 		var x T
 		if err := scan(rows, &x); err != nil {
 			rows.Close()
-			return nil, s.errorf("listing %s: %w", what, err)
+			return nil, s.errorf("reading %s: %w", what, err)
 		}
 		out = append(out, x)
 	}
 	if err := closeRows(rows); err != nil {
-		return nil, s.errorf("listing %s: %w", what, err)
+		return nil, s.errorf("reading %s: %w", what, err)
 	}
 	return out, nil
 }
@@ -87,7 +87,7 @@ func queryAll[T any](ctx context.Context, s *DB, what, query string, scan func(*
 // Sessions lists the session_nodes rows ordered by key, each with the
 // counts of its current session.
 func (s *DB) Sessions(ctx context.Context) ([]Session, error) {
-	out, err := queryAll(ctx, s, "session_nodes", `SELECT session_key, current_session_id, label, display_name, updated_at
+	out, err := queryRows(ctx, s, "the session_nodes rows", `SELECT session_key, current_session_id, label, display_name, updated_at
   FROM session_nodes ORDER BY session_key`, func(rows *sql.Rows, x *Session) error {
 		var label, name sql.NullString
 		err := rows.Scan(&x.Key, &x.SessionID, &label, &name, &x.UpdatedAt)
@@ -121,7 +121,7 @@ func (s *DB) Windows(ctx context.Context) ([]Window, error) {
 		query += ` LEFT JOIN session_transcript_cold_archives c ON c.session_id = w.session_id`
 	}
 	query += ` ORDER BY w.session_key, w.session_id`
-	out, err := queryAll(ctx, s, "session_windows", query, func(rows *sql.Rows, x *Window) error {
+	out, err := queryRows(ctx, s, "the session_windows rows", query, func(rows *sql.Rows, x *Window) error {
 		return rows.Scan(&x.SessionID, &x.Key, &x.Current, &x.UpdatedAt, &x.Cold, &x.ColdEvents, &x.ColdBytes)
 	})
 	for i := 0; err == nil && i < len(out); i++ {
