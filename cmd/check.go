@@ -133,9 +133,6 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 	if len(d.Databases) > 0 && len(o.Paths) == 0 {
 		report.ScannedStores(a.Err, d.Databases, d.Sessions, d.Cold)
 	}
-	if d.Sessions > 0 && r.provider != nil {
-		fmt.Fprintln(a.Err, "openclaw-doctor: check --provider: store sessions are checked without the replay checks (export them to replay them)")
-	}
 	defer r.provider.close()
 	if err := r.provider.prepare(ctx, a, d); err != nil {
 		return err
@@ -199,9 +196,11 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 	text := report.NewText(a.Out, report.TextOptions{Color: useColor(a)})
 	var shown []check.Finding
 	readable := 0
+	i := -1 // the input of res
 	for res := range check.InOrder(len(d.Inputs), func(i int) check.Result {
-		return r.provider.add(ctx, d.Inputs[i], r.checkOne(ctx, d.Inputs[i]))
+		return r.provider.add(ctx, i, d.Inputs[i], r.checkOne(ctx, d.Inputs[i]))
 	}) {
+		i++
 		if !res.Unreadable {
 			readable++
 		}
@@ -212,7 +211,7 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 		if r.json {
 			shown = append(shown, fs...)
 		} else {
-			r.provider.printFindings(text, res.Path, fs, omitted, r.limit)
+			r.provider.printFindings(text, i, d.Inputs[i], res.Path, fs, omitted, r.limit)
 		}
 	}
 	if err := ctx.Err(); err != nil {

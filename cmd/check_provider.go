@@ -12,6 +12,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/store"
 )
 
 // This file wires `check --provider` into the check command: the flags,
@@ -42,10 +43,10 @@ type providerRun struct {
 	stdin   *os.File
 	pipes   map[string]*os.File
 	closers []func()
-	// matrices holds each file's matrix until its findings are printed,
-	// by path (a path given twice has the same matrix twice).
+	// matrices holds each input's matrix until its findings are printed,
+	// by the input's index.
 	mu       sync.Mutex
-	matrices map[string][][]check.MatrixRow
+	matrices map[int][]check.MatrixRow
 }
 
 // newProviderRun validates the flags and adds the replay checks to the
@@ -65,7 +66,7 @@ func newProviderRun(a *app, f providerFlags, opts check.Options, sel *check.Sele
 			Reasoning: f.reasoning, ImageMaxDimensionPx: opts.ImageMaxDimensionPx},
 		Only: opts.Only, // transcript ids in it match no replay check
 		Skip: opts.Skip,
-	}, matrices: map[string][][]check.MatrixRow{}}
+	}, matrices: map[int][]check.MatrixRow{}}
 	if p.opts.All() && (f.modelAPI != "" || f.modelID != "") {
 		return nil, usageErrorf("check: --provider all replays for fixed models; --model-api and --model-id need one provider")
 	}
@@ -133,14 +134,16 @@ func (p *providerRun) close() {
 	}
 }
 
-// add appends the replay findings of in to its line-pass result (nothing
-// for a file that could not be read).
-func (p *providerRun) add(ctx context.Context, in input, res check.Result) check.Result {
-	if p == nil || res.Unreadable || in.Store != nil || ctx.Err() != nil {
+// add appends the replay findings of in, input i, to its line-pass result
+// (nothing for a file that could not be read).
+func (p *providerRun) add(ctx context.Context, i int, in input, res check.Result) check.Result {
+	if p == nil || res.Unreadable || ctx.Err() != nil || (in.Store != nil && in.Store.Database) {
 		return res
 	}
 	var pr check.ProviderResult
 	switch {
+	case in.Store != nil:
+		pr = p.replayStore(ctx, in.Store)
 	case in.Stdin:
 		pr = check.FindReplayChanges(ctx, p.stdin, in.Path, p.opts)
 	case p.pipes[in.Path] != nil:
@@ -156,25 +159,66 @@ func (p *providerRun) add(ctx context.Context, in input, res check.Result) check
 	res.Findings = append(res.Findings, pr.Findings...)
 	if pr.Matrix != nil {
 		p.mu.Lock()
-		p.matrices[res.Path] = append(p.matrices[res.Path], pr.Matrix)
+		p.matrices[i] = pr.Matrix
 		p.mu.Unlock()
 	}
 	return res
 }
 
-// printFindings prints a file's findings as text; with the matrix, the
-// replay findings are summed up in it instead of listed.
-func (p *providerRun) printFindings(text *report.Text, path string, fs []check.Finding, omitted map[check.ID]int, limit int) {
+// replayStore replays a store session as replay --session does by default:
+// OpenClaw's bounded view for a context window of
+// store.DefaultContextTokens, spooled. Its findings are placed in the
+// session, their lines being lines of the view (as replay --session names
+// them) and their seqs the view's rows. A session OpenClaw's runtime
+// refuses gets the findings of a file its loader throws on.
+func (p *providerRun) replayStore(ctx context.Context, s *storeInput) check.ProviderResult {
+	path := s.DB.Path
+	loc := check.StoreLocation{SessionKey: s.Window.Key, SessionID: s.Window.SessionID, Current: s.Window.Current, Seq: -1}
+	var pr check.ProviderResult
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		pr = check.ReplayLoadFailure(path, p.opts, err)
+		placeFindings(pr.Findings, loc, nil)
+		return pr
+	}
+	defer db.Close()
+	sp, err := spoolStoreView(ctx, db, s.Window.SessionID, storeView{contextTokens: store.DefaultContextTokens})
+	switch {
+	case err != nil:
+		pr = check.ReplayLoadFailure(path, p.opts, err)
+	case sp.refusal != nil:
+		pr = check.ReplayLoadFailure(path, p.opts, sp.refusal)
+	default:
+		pr = check.FindReplayChanges(ctx, sp.f, path, p.opts)
+		sp.close()
+	}
+	seqs := map[int]int64{}
+	for _, f := range pr.Findings {
+		if seq, ok := sp.view.Seq(f.Line); ok && f.Line > 0 {
+			seqs[f.Line] = seq
+		}
+	}
+	placeFindings(pr.Findings, loc, seqs)
+	return pr
+}
+
+// printFindings prints the findings of input i, its result's path, as
+// text; with the matrix, the replay findings are summed up in it instead
+// of listed.
+func (p *providerRun) printFindings(text *report.Text, i int, in input, path string, fs []check.Finding, omitted map[check.ID]int, limit int) {
 	if p == nil || !p.opts.All() {
 		text.FileFindings(path, fs, omitted, limit)
 		return
 	}
 	text.FileFindings(path, slices.DeleteFunc(slices.Clone(fs), func(f check.Finding) bool { return isReplayID(f.ID) }), omitted, limit)
 	p.mu.Lock()
-	var rows []check.MatrixRow
-	if queue := p.matrices[path]; len(queue) > 0 {
-		rows, p.matrices[path] = queue[0], queue[1:]
-	}
+	rows := p.matrices[i]
+	delete(p.matrices, i)
 	p.mu.Unlock()
-	text.Matrix(path, rows)
+	name := path
+	if s := in.Store; s != nil && !s.Database {
+		loc := check.StoreLocation{SessionKey: s.Window.Key, SessionID: s.Window.SessionID, Current: s.Window.Current}
+		name += "#" + loc.Name()
+	}
+	text.Matrix(name, rows)
 }
