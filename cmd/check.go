@@ -93,6 +93,9 @@ func newCheckCmd(a *app) *cobra.Command {
 		Long:  checkLong,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
+			if err := opts.provider.validate(); err != nil {
+				return err
+			}
 			return runCheck(cmd.Context(), a, opts)
 		},
 	}

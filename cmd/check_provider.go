@@ -24,6 +24,16 @@ import (
 type providerFlags struct {
 	provider, modelAPI, modelID string
 	reasoning                   bool
+	// view is the part of a store session replayed.
+	view storeView
+}
+
+// validate refuses what the flags alone make wrong.
+func (f *providerFlags) validate() error {
+	if f.view.contextTokens < 1 {
+		return usageErrorf("check: --context-tokens must be a positive number of tokens, not %d", f.view.contextTokens)
+	}
+	return nil
 }
 
 func (f *providerFlags) addFlags(fs *pflag.FlagSet) {
@@ -31,12 +41,15 @@ func (f *providerFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.modelAPI, "model-api", "", "with --provider: transport api (default: as replay, the provider's usual api or the session's)")
 	fs.StringVar(&f.modelID, "model-id", "", "with --provider: model id (default: the session's when the provider is the session's)")
 	fs.BoolVar(&f.reasoning, "reasoning", false, "with --provider: the model is a reasoning model")
+	fs.Int64Var(&f.view.contextTokens, "context-tokens", store.DefaultContextTokens, "with --provider: the model's context window in tokens, which bounds the view of a store session OpenClaw loads")
+	fs.BoolVar(&f.view.full, "full", false, "with --provider: replay a store session's whole active branch, not OpenClaw's bounded view")
 }
 
 // providerRun is the replay side of one check run; nil when --provider is
 // not given (its methods then leave the run as it is).
 type providerRun struct {
 	opts check.ProviderOptions
+	view storeView // of store sessions
 	// stdin is standard input spooled to a file, when it is an input;
 	// pipes are the named pipes among the inputs, spooled, by path;
 	// closers close them.
@@ -52,9 +65,12 @@ type providerRun struct {
 // newProviderRun validates the flags and adds the replay checks to the
 // counts of sel. Replay ids in --only or --skip need --provider.
 func newProviderRun(a *app, f providerFlags, opts check.Options, sel *check.Selection) (*providerRun, error) {
+	if f.view.contextTokens == 0 { // options made without the flags (sessions --check)
+		f.view.contextTokens = store.DefaultContextTokens
+	}
 	if strings.TrimSpace(f.provider) == "" {
-		if f.provider != "" || f.modelAPI != "" || f.modelID != "" || f.reasoning {
-			return nil, usageErrorf("check: --provider needs a provider id (or all); --model-api, --model-id and --reasoning need --provider")
+		if f.provider != "" || f.modelAPI != "" || f.modelID != "" || f.reasoning || f.view != (storeView{contextTokens: store.DefaultContextTokens}) {
+			return nil, usageErrorf("check: --provider needs a provider id (or all); --model-api, --model-id, --reasoning, --context-tokens and --full need --provider")
 		}
 		if slices.ContainsFunc(append(slices.Clone(opts.Only), opts.Skip...), isReplayID) {
 			return nil, usageErrorf("check: replay check ids (%s…) need --provider", check.ReplayIDPrefix)
@@ -66,7 +82,7 @@ func newProviderRun(a *app, f providerFlags, opts check.Options, sel *check.Sele
 			Reasoning: f.reasoning, ImageMaxDimensionPx: opts.ImageMaxDimensionPx},
 		Only: opts.Only, // transcript ids in it match no replay check
 		Skip: opts.Skip,
-	}, matrices: map[int][]check.MatrixRow{}}
+	}, view: f.view, matrices: map[int][]check.MatrixRow{}}
 	if p.opts.All() && (f.modelAPI != "" || f.modelID != "") {
 		return nil, usageErrorf("check: --provider all replays for fixed models; --model-api and --model-id need one provider")
 	}
@@ -165,11 +181,11 @@ func (p *providerRun) add(ctx context.Context, i int, in input, res check.Result
 	return res
 }
 
-// replayStore replays a store session as replay --session does by default:
-// OpenClaw's bounded view for a context window of
-// store.DefaultContextTokens, spooled. Its findings are placed in the
-// session, their lines being lines of the view (as replay --session names
-// them) and their seqs the view's rows. A session OpenClaw's runtime
+// replayStore replays a store session as replay --session does: OpenClaw's
+// bounded view (or with --full the whole branch), spooled. Its findings are
+// placed in the session, their lines being lines of what was replayed (of
+// the view, as replay --session names them; with --full, of the export)
+// and their seqs its rows. A session OpenClaw's runtime
 // refuses gets the findings of a file its loader throws on.
 func (p *providerRun) replayStore(ctx context.Context, s *storeInput) check.ProviderResult {
 	path := s.DB.Path
@@ -182,7 +198,7 @@ func (p *providerRun) replayStore(ctx context.Context, s *storeInput) check.Prov
 		return pr
 	}
 	defer db.Close()
-	sp, err := spoolStoreView(ctx, db, s.Window.SessionID, storeView{contextTokens: store.DefaultContextTokens})
+	sp, err := spoolStoreView(ctx, db, s.Window.SessionID, p.view)
 	switch {
 	case err != nil:
 		pr = check.ReplayLoadFailure(path, p.opts, err)
@@ -192,13 +208,7 @@ func (p *providerRun) replayStore(ctx context.Context, s *storeInput) check.Prov
 		pr = check.FindReplayChanges(ctx, sp.f, path, p.opts)
 		sp.close()
 	}
-	seqs := map[int]int64{}
-	for _, f := range pr.Findings {
-		if seq, ok := sp.view.Seq(f.Line); ok && f.Line > 0 {
-			seqs[f.Line] = seq
-		}
-	}
-	placeFindings(pr.Findings, loc, seqs)
+	placeFindings(pr.Findings, loc, replaySeqs(ctx, db, s.Window.SessionID, sp.view, pr.Findings))
 	return pr
 }
 
@@ -221,4 +231,29 @@ func (p *providerRun) printFindings(text *report.Text, i int, in input, path str
 		name += "#" + loc.Name()
 	}
 	text.Matrix(name, rows)
+}
+
+// replaySeqs maps the lines of fs to seqs: lines of view, or with no view
+// (--full) lines of the session's export.
+func replaySeqs(ctx context.Context, db *store.DB, sessionID string, view *store.View, fs []check.Finding) map[int]int64 {
+	var lines []int
+	for _, f := range fs {
+		if f.Line > 0 {
+			lines = append(lines, f.Line)
+		}
+	}
+	if view == nil {
+		seqs, err := db.Seqs(ctx, sessionID, lines)
+		if err != nil {
+			return nil // the findings keep their lines, without seqs
+		}
+		return seqs
+	}
+	seqs := map[int]int64{}
+	for _, l := range lines {
+		if seq, ok := view.Seq(l); ok {
+			seqs[l] = seq
+		}
+	}
+	return seqs
 }
