@@ -80,7 +80,11 @@ clock) and reports what OpenClaw's replay would change, one check id per rule
 (replay/<rule>): errors where OpenClaw refuses the history, warnings for
 rewrites, info for transcript state the provider never sees. --provider all
 replays for every provider family and prints a compatibility matrix per file
-(in JSON: one finding per target and rule).
+(in JSON: one finding per target and rule). A store session is replayed as
+"openclaw-doctor replay --session" replays it: OpenClaw's bounded view for a
+context window of 200,000 tokens (--context-tokens N; --full: the whole
+branch), its replay findings at lines of that view (the header is line 1), as
+replay names them; JSON's seq names the row either way.
 ` + exitStatusHelp + `
   check exits 1 when a finding is at or above --severity-min (default
   warning), and 2 when no input could be read at all.`
