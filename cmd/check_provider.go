@@ -69,8 +69,11 @@ func newProviderRun(a *app, f providerFlags, opts check.Options, sel *check.Sele
 		f.view.contextTokens = store.DefaultContextTokens
 	}
 	if strings.TrimSpace(f.provider) == "" {
-		if f.provider != "" || f.modelAPI != "" || f.modelID != "" || f.reasoning || f.view != (storeView{contextTokens: store.DefaultContextTokens}) {
-			return nil, usageErrorf("check: --provider needs a provider id (or all); --model-api, --model-id, --reasoning, --context-tokens and --full need --provider")
+		if f.provider != "" || f.modelAPI != "" || f.modelID != "" || f.reasoning {
+			return nil, usageErrorf("check: --provider needs a provider id (or all); --model-api, --model-id and --reasoning need --provider")
+		}
+		if f.view != (storeView{contextTokens: store.DefaultContextTokens}) {
+			return nil, usageErrorf("check: --context-tokens and --full need --provider")
 		}
 		if slices.ContainsFunc(append(slices.Clone(opts.Only), opts.Skip...), isReplayID) {
 			return nil, usageErrorf("check: replay check ids (%s…) need --provider", check.ReplayIDPrefix)
