@@ -16,9 +16,11 @@ import (
 )
 
 // This file wires `check --provider` into the check command: the flags,
-// standard input spooled so it can be replayed after the line pass, the
-// replay findings added to each file's result, and the compatibility
-// matrix printed in place of the replay findings in text output.
+// standard input spooled so it can be replayed after the line pass, store
+// sessions replayed through OpenClaw's bounded view (as replay --session
+// replays them), the replay findings added to each input's result, and the
+// compatibility matrix printed in place of the replay findings in text
+// output.
 
 // providerFlags are check's replay-target flags.
 type providerFlags struct {
