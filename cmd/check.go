@@ -80,7 +80,11 @@ clock) and reports what OpenClaw's replay would change, one check id per rule
 (replay/<rule>): errors where OpenClaw refuses the history, warnings for
 rewrites, info for transcript state the provider never sees. --provider all
 replays for every provider family and prints a compatibility matrix per file
-(in JSON: one finding per target and rule).
+(in JSON: one finding per target and rule). A store session is replayed as
+"openclaw-doctor replay --session" replays it: OpenClaw's bounded view for a
+context window of 200,000 tokens (--context-tokens N; --full: the whole
+branch), its replay findings at lines of that view (the header is line 1), as
+replay names them; JSON's seq names the row either way.
 ` + exitStatusHelp + `
   check exits 1 when a finding is at or above --severity-min (default
   warning), and 2 when no input could be read at all.`
@@ -93,6 +97,9 @@ func newCheckCmd(a *app) *cobra.Command {
 		Long:  checkLong,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
+			if err := opts.provider.validate(); err != nil {
+				return err
+			}
 			return runCheck(cmd.Context(), a, opts)
 		},
 	}
@@ -132,9 +139,6 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 	}
 	if len(d.Databases) > 0 && len(o.Paths) == 0 {
 		report.ScannedStores(a.Err, d.Databases, d.Sessions, d.Cold)
-	}
-	if d.Sessions > 0 && r.provider != nil {
-		fmt.Fprintln(a.Err, "openclaw-doctor: check --provider: store sessions are checked without the replay checks (export them to replay them)")
 	}
 	defer r.provider.close()
 	if err := r.provider.prepare(ctx, a, d); err != nil {
@@ -199,9 +203,11 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 	text := report.NewText(a.Out, report.TextOptions{Color: useColor(a)})
 	var shown []check.Finding
 	readable := 0
+	i := -1 // the input of res
 	for res := range check.InOrder(len(d.Inputs), func(i int) check.Result {
-		return r.provider.add(ctx, d.Inputs[i], r.checkOne(ctx, d.Inputs[i]))
+		return r.provider.add(ctx, i, d.Inputs[i], r.checkOne(ctx, d.Inputs[i]))
 	}) {
+		i++
 		if !res.Unreadable {
 			readable++
 		}
@@ -212,7 +218,7 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 		if r.json {
 			shown = append(shown, fs...)
 		} else {
-			r.provider.printFindings(text, res.Path, fs, omitted, r.limit)
+			r.provider.printFindings(text, i, d.Inputs[i], res.Path, fs, omitted, r.limit)
 		}
 	}
 	if err := ctx.Err(); err != nil {

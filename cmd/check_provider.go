@@ -12,17 +12,30 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/store"
 )
 
 // This file wires `check --provider` into the check command: the flags,
-// standard input spooled so it can be replayed after the line pass, the
-// replay findings added to each file's result, and the compatibility
-// matrix printed in place of the replay findings in text output.
+// standard input spooled so it can be replayed after the line pass, store
+// sessions replayed through OpenClaw's bounded view (as replay --session
+// replays them), the replay findings added to each input's result, and the
+// compatibility matrix printed in place of the replay findings in text
+// output.
 
 // providerFlags are check's replay-target flags.
 type providerFlags struct {
 	provider, modelAPI, modelID string
 	reasoning                   bool
+	// view is the part of a store session replayed.
+	view storeView
+}
+
+// validate refuses what the flags alone make wrong.
+func (f *providerFlags) validate() error {
+	if f.view.contextTokens < 1 {
+		return usageErrorf("check: --context-tokens must be a positive number of tokens, not %d", f.view.contextTokens)
+	}
+	return nil
 }
 
 func (f *providerFlags) addFlags(fs *pflag.FlagSet) {
@@ -30,30 +43,39 @@ func (f *providerFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.modelAPI, "model-api", "", "with --provider: transport api (default: as replay, the provider's usual api or the session's)")
 	fs.StringVar(&f.modelID, "model-id", "", "with --provider: model id (default: the session's when the provider is the session's)")
 	fs.BoolVar(&f.reasoning, "reasoning", false, "with --provider: the model is a reasoning model")
+	fs.Int64Var(&f.view.contextTokens, "context-tokens", store.DefaultContextTokens, "with --provider: the model's context window in tokens, which bounds the view of a store session OpenClaw loads")
+	fs.BoolVar(&f.view.full, "full", false, "with --provider: replay a store session's whole active branch, not OpenClaw's bounded view")
 }
 
 // providerRun is the replay side of one check run; nil when --provider is
 // not given (its methods then leave the run as it is).
 type providerRun struct {
 	opts check.ProviderOptions
+	view storeView // of store sessions
 	// stdin is standard input spooled to a file, when it is an input;
 	// pipes are the named pipes among the inputs, spooled, by path;
 	// closers close them.
 	stdin   *os.File
 	pipes   map[string]*os.File
 	closers []func()
-	// matrices holds each file's matrix until its findings are printed,
-	// by path (a path given twice has the same matrix twice).
+	// matrices holds each input's matrix until its findings are printed,
+	// by the input's index.
 	mu       sync.Mutex
-	matrices map[string][][]check.MatrixRow
+	matrices map[int][]check.MatrixRow
 }
 
 // newProviderRun validates the flags and adds the replay checks to the
 // counts of sel. Replay ids in --only or --skip need --provider.
 func newProviderRun(a *app, f providerFlags, opts check.Options, sel *check.Selection) (*providerRun, error) {
+	if f.view.contextTokens == 0 { // options made without the flags (sessions --check)
+		f.view.contextTokens = store.DefaultContextTokens
+	}
 	if strings.TrimSpace(f.provider) == "" {
 		if f.provider != "" || f.modelAPI != "" || f.modelID != "" || f.reasoning {
 			return nil, usageErrorf("check: --provider needs a provider id (or all); --model-api, --model-id and --reasoning need --provider")
+		}
+		if f.view != (storeView{contextTokens: store.DefaultContextTokens}) {
+			return nil, usageErrorf("check: --context-tokens and --full need --provider")
 		}
 		if slices.ContainsFunc(append(slices.Clone(opts.Only), opts.Skip...), isReplayID) {
 			return nil, usageErrorf("check: replay check ids (%s…) need --provider", check.ReplayIDPrefix)
@@ -65,7 +87,7 @@ func newProviderRun(a *app, f providerFlags, opts check.Options, sel *check.Sele
 			Reasoning: f.reasoning, ImageMaxDimensionPx: opts.ImageMaxDimensionPx},
 		Only: opts.Only, // transcript ids in it match no replay check
 		Skip: opts.Skip,
-	}, matrices: map[string][][]check.MatrixRow{}}
+	}, view: f.view, matrices: map[int][]check.MatrixRow{}}
 	if p.opts.All() && (f.modelAPI != "" || f.modelID != "") {
 		return nil, usageErrorf("check: --provider all replays for fixed models; --model-api and --model-id need one provider")
 	}
@@ -133,14 +155,16 @@ func (p *providerRun) close() {
 	}
 }
 
-// add appends the replay findings of in to its line-pass result (nothing
-// for a file that could not be read).
-func (p *providerRun) add(ctx context.Context, in input, res check.Result) check.Result {
-	if p == nil || res.Unreadable || in.Store != nil || ctx.Err() != nil {
+// add appends the replay findings of in, input i, to its line-pass result
+// (nothing for a file that could not be read).
+func (p *providerRun) add(ctx context.Context, i int, in input, res check.Result) check.Result {
+	if p == nil || res.Unreadable || ctx.Err() != nil || (in.Store != nil && in.Store.Database) {
 		return res
 	}
 	var pr check.ProviderResult
 	switch {
+	case in.Store != nil:
+		pr = p.replayStore(ctx, in.Store)
 	case in.Stdin:
 		pr = check.FindReplayChanges(ctx, p.stdin, in.Path, p.opts)
 	case p.pipes[in.Path] != nil:
@@ -156,25 +180,85 @@ func (p *providerRun) add(ctx context.Context, in input, res check.Result) check
 	res.Findings = append(res.Findings, pr.Findings...)
 	if pr.Matrix != nil {
 		p.mu.Lock()
-		p.matrices[res.Path] = append(p.matrices[res.Path], pr.Matrix)
+		p.matrices[i] = pr.Matrix
 		p.mu.Unlock()
 	}
 	return res
 }
 
-// printFindings prints a file's findings as text; with the matrix, the
-// replay findings are summed up in it instead of listed.
-func (p *providerRun) printFindings(text *report.Text, path string, fs []check.Finding, omitted map[check.ID]int, limit int) {
+// replayStore replays a store session as replay --session does: OpenClaw's
+// bounded view (or with --full the whole branch), spooled. Its findings are
+// placed in the session, their lines being lines of what was replayed (of
+// the view, as replay --session names them; with --full, of the export)
+// and their seqs its rows. A session OpenClaw's runtime
+// refuses gets the findings of a file its loader throws on.
+func (p *providerRun) replayStore(ctx context.Context, s *storeInput) check.ProviderResult {
+	path := s.DB.Path
+	loc := check.StoreLocation{SessionKey: s.Window.Key, SessionID: s.Window.SessionID, Current: s.Window.Current, Seq: -1}
+	var pr check.ProviderResult
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		pr = check.ReplayLoadFailure(path, p.opts, err)
+		placeFindings(pr.Findings, loc, nil)
+		return pr
+	}
+	defer db.Close()
+	sp, err := spoolStoreView(ctx, db, s.Window.SessionID, p.view)
+	switch {
+	case err != nil:
+		pr = check.ReplayLoadFailure(path, p.opts, err)
+	case sp.refusal != nil:
+		pr = check.ReplayLoadFailure(path, p.opts, sp.refusal)
+	default:
+		pr = check.FindReplayChanges(ctx, sp.f, path, p.opts)
+		sp.close()
+	}
+	placeFindings(pr.Findings, loc, replaySeqs(ctx, db, s.Window.SessionID, sp.view, pr.Findings))
+	return pr
+}
+
+// printFindings prints the findings of input i, its result's path, as
+// text; with the matrix, the replay findings are summed up in it instead
+// of listed.
+func (p *providerRun) printFindings(text *report.Text, i int, in input, path string, fs []check.Finding, omitted map[check.ID]int, limit int) {
 	if p == nil || !p.opts.All() {
 		text.FileFindings(path, fs, omitted, limit)
 		return
 	}
 	text.FileFindings(path, slices.DeleteFunc(slices.Clone(fs), func(f check.Finding) bool { return isReplayID(f.ID) }), omitted, limit)
 	p.mu.Lock()
-	var rows []check.MatrixRow
-	if queue := p.matrices[path]; len(queue) > 0 {
-		rows, p.matrices[path] = queue[0], queue[1:]
-	}
+	rows := p.matrices[i]
+	delete(p.matrices, i)
 	p.mu.Unlock()
-	text.Matrix(path, rows)
+	name := path
+	if s := in.Store; s != nil && !s.Database {
+		loc := check.StoreLocation{SessionKey: s.Window.Key, SessionID: s.Window.SessionID, Current: s.Window.Current}
+		name += "#" + loc.Name()
+	}
+	text.Matrix(name, rows)
+}
+
+// replaySeqs maps the lines of fs to seqs: lines of view, or with no view
+// (--full) lines of the session's export.
+func replaySeqs(ctx context.Context, db *store.DB, sessionID string, view *store.View, fs []check.Finding) map[int]int64 {
+	var lines []int
+	for _, f := range fs {
+		if f.Line > 0 {
+			lines = append(lines, f.Line)
+		}
+	}
+	if view == nil {
+		seqs, err := db.Seqs(ctx, sessionID, lines)
+		if err != nil {
+			return nil // the findings keep their lines, without seqs
+		}
+		return seqs
+	}
+	seqs := map[int]int64{}
+	for _, l := range lines {
+		if seq, ok := view.Seq(l); ok {
+			seqs[l] = seq
+		}
+	}
+	return seqs
 }

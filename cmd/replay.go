@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -286,45 +285,16 @@ func openStoreReplaySource(ctx context.Context, a *app, opts *replayOptions, arg
 	}
 	defer db.Close()
 	name = db.Path() + "#" + opts.session
-	var view *store.View
-	if opts.full {
-		err = db.CheckHeader(ctx, w.SessionID)
-	} else {
-		view, err = db.View(ctx, w.SessionID, store.ContextLimits(opts.contextTokens))
-	}
-	switch {
-	case errors.Is(err, store.ErrLegacyTranscript):
-		refusal = &session.LoaderError{Msg: "Error: " + store.ErrLegacyTranscript.Error()}
-	case errors.Is(err, store.ErrHeaderTooLarge):
-		refusal = &session.LoaderError{Msg: "RangeError: " + store.ErrHeaderTooLarge.Error()}
-	case err != nil:
-		return nil, nil, "", nil, &unreadableError{err: fmt.Errorf("replay: %w", err)}
-	}
-	f, closeF, err = newTempFile("openclaw-doctor-replay-*.jsonl")
+	sp, err := spoolStoreView(ctx, db, w.SessionID, storeView{full: opts.full, contextTokens: opts.contextTokens})
 	if err != nil {
-		return nil, nil, "", nil, fmt.Errorf("replay: spooling the session: %w", err)
+		return nil, nil, "", nil, storeSpoolError("replay", err)
 	}
-	if refusal != nil {
-		return f, closeF, name, refusal, nil
-	}
-	var r *store.ExportReader
-	if opts.full {
-		r, err = db.Reader(ctx, w.SessionID)
-	} else {
-		r, err = db.ViewReader(ctx, view)
-	}
-	if err == nil {
-		_, err = r.WriteTo(f)
-		if cerr := r.Close(); err == nil {
-			err = cerr
+	if sp.refusal != nil { // the loader reads an empty source, then the refusal stands for its error
+		f, closeF, err = newTempFile("openclaw-doctor-replay-*.jsonl")
+		if err != nil {
+			return nil, nil, "", nil, fmt.Errorf("replay: spooling the session: %w", err)
 		}
+		return f, closeF, name, sp.refusal, nil
 	}
-	if err == nil {
-		_, err = f.Seek(0, io.SeekStart)
-	}
-	if err != nil {
-		closeF()
-		return nil, nil, "", nil, exportError(fmt.Errorf("replay: %w", err))
-	}
-	return f, closeF, name, nil, nil
+	return sp.f, sp.close, name, nil, nil
 }

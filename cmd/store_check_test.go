@@ -299,7 +299,8 @@ func TestCheckStoreSchemaOne(t *testing.T) {
 	}
 }
 
-// TestStoreCommandsReadOnly: check, sessions (with --check), export and fix
+// TestStoreCommandsReadOnly: check (with --provider), sessions (with
+// --check), export and fix
 // leave every file of the state folder as it was: content (SHA-256) and
 // modification time, and no file appears.
 func TestStoreCommandsReadOnly(t *testing.T) {
@@ -309,6 +310,8 @@ func TestStoreCommandsReadOnly(t *testing.T) {
 		{"check", state},
 		{"check", "--format", "json", agentDB(state, "main")},
 		{"check", "--session", "agent:main:main", state},
+		{"check", "--provider", "all", state},
+		{"check", "--provider", "anthropic", "--format", "json", "--session", "agent:work:main", state},
 		{"sessions", state},
 		{"sessions", "--check", "--json", state},
 		{"export", "--session", "agent:work:clean", state},

@@ -356,6 +356,14 @@ func providerResult(o *ProviderOptions, outcomes []targetOutcome) ProviderResult
 
 // loadFailure reports a file the replay cannot load: OpenClaw's loader
 // throws (every target rejects it), or the file cannot be read.
+// ReplayLoadFailure is the result of a replay that cannot load the session
+// of path: err is a [session.LoaderError] where OpenClaw's loader (or
+// runtime) refuses it, anything else a failure to read it. It gives the
+// findings and matrix rows [FindReplayChanges] gives such a session.
+func ReplayLoadFailure(path string, o ProviderOptions, err error) ProviderResult {
+	return loadFailure(path, o, err)
+}
+
 func loadFailure(path string, o ProviderOptions, err error) ProviderResult {
 	var le *session.LoaderError
 	if !errors.As(err, &le) {

@@ -341,6 +341,24 @@ func seqList(seqs []int64) string {
 	return string(b)
 }
 
+// Seq is the seq of the event on line (1-based) of the view's stream
+// ([DB.ViewReader]); false when the view has no such line (or is nil).
+func (v *View) Seq(line int) (int64, bool) {
+	if v == nil {
+		return 0, false
+	}
+	if v.header >= 0 {
+		if line == 1 {
+			return v.header, true
+		}
+		line--
+	}
+	if line < 1 || line > len(v.seqs) {
+		return 0, false
+	}
+	return v.seqs[line-1], true
+}
+
 // ViewReader starts the view's stream: its events in seq order (the header
 // first; a compaction or reset added after the cut is older than the rest),
 // each as its export line, with the edits that link them (see [DB.View]).

@@ -85,6 +85,30 @@ func TestViewOfCommittedSessions(t *testing.T) {
 		if sum != v.Bytes {
 			t.Errorf("%d tokens: the view's lines hold %d bytes, View counted %d", tc.tokens, sum, v.Bytes)
 		}
+		// Seq names the row of each view line: the header's, then those of
+		// the export's last lines.
+		viewToExport := map[int]int{1: 1}
+		var rows []int
+		for i := 2; i <= len(lines); i++ {
+			viewToExport[i] = len(exportLines) - len(lines) + i - 1
+		}
+		for _, l := range viewToExport {
+			rows = append(rows, l)
+		}
+		seqs, err := db.Seqs(context.Background(), large, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := 0; line <= len(lines)+1; line++ {
+			seq, ok := v.Seq(line)
+			want, wantOK := seqs[viewToExport[line]]
+			if ok != wantOK || seq != want {
+				t.Fatalf("%d tokens: Seq(%d) = %d, %v; want %d, %v", tc.tokens, line, seq, ok, want, wantOK)
+			}
+		}
+	}
+	if _, ok := (*View)(nil).Seq(1); ok {
+		t.Error("a nil view has a line 1")
 	}
 	if _, err := db.View(context.Background(), large, ViewLimits{MaxBytes: 100, MaxEvents: 10}); !errors.Is(err, ErrHeaderTooLarge) {
 		t.Errorf("a header over the byte limit: %v, want ErrHeaderTooLarge", err)
