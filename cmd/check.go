@@ -201,7 +201,7 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 		sum.ChecksSkipped += skipped
 	}
 	text := report.NewText(a.Out, report.TextOptions{Color: useColor(a)})
-	var shown []check.Finding
+	js := jsonOutput{stream: report.NewJSONStream(a.Out, sum)}
 	readable := 0
 	i := -1 // the input of res
 	for res := range check.InOrder(len(d.Inputs), func(i int) check.Result {
@@ -211,24 +211,26 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 		if !res.Unreadable {
 			readable++
 		}
+		if r.json { // the stream applies the threshold: no copy of a file's findings
+			sum.Count(res.Findings)
+			sum.CountOmitted(report.ShownOmitted(res.Omitted, r.threshold))
+			js.add(res.Findings, !res.Unreadable, r.threshold)
+			continue
+		}
 		fs := report.Shown(res.Findings, r.threshold)
 		omitted := report.ShownOmitted(res.Omitted, r.threshold)
 		sum.Count(fs)
 		sum.CountOmitted(omitted)
-		if r.json {
-			shown = append(shown, fs...)
-		} else {
-			r.provider.printFindings(text, i, d.Inputs[i], res.Path, fs, omitted, r.limit)
-		}
+		r.provider.printFindings(text, i, d.Inputs[i], res.Path, fs, omitted, r.limit)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if readable == 0 && len(d.Inputs) > 0 {
-		return r.noInput(text, sum, shown)
+		return r.noInput(text, sum, js.held)
 	}
 	if r.json {
-		if err := report.JSON(a.Out, sum, shown); err != nil {
+		if err := js.stream.Close(sum); err != nil {
 			return err
 		}
 	} else {
@@ -241,6 +243,29 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 		return errFindings
 	}
 	return nil
+}
+
+// jsonOutput streams check's JSON document as the files' results arrive.
+// Until a file has been read, the findings are held (a few per unreadable
+// file): a run that reads nothing prints a failure document naming the
+// first of them instead (see noInput).
+type jsonOutput struct {
+	stream *report.JSONStream
+	held   []check.Finding // shown findings of the unreadable files before the first readable one
+	open   bool            // a file was read: findings go to the stream
+}
+
+func (j *jsonOutput) add(fs []check.Finding, readable bool, threshold check.Severity) {
+	if !j.open && !readable {
+		j.held = append(j.held, report.Shown(fs, threshold)...)
+		return
+	}
+	if !j.open {
+		j.open = true
+		j.stream.Add(j.held)
+		j.held = nil
+	}
+	j.stream.Add(fs)
 }
 
 // noInput ends a run where nothing could be read (exit 2).

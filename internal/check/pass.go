@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -213,12 +214,14 @@ func (p *pass) earlyExit(plan repair.Plan) {
 		p.addFileFinding(InvalidHeader, plan.FirstEntryLine, "the first entry is not a session header ({\"type\":\"session\",\"id\":…}); OpenClaw 2026.7 loads the file as an empty session and fix skips it")
 		hint = "repair the session header first (fix skips this file until then), then run \"" + FixCommand + "\""
 	}
+	p.findings = slices.Grow(p.findings, len(p.fixable)) // one allocation: a file can hold millions
 	for _, f := range p.fixable {
 		if hint != "" {
 			f.Fixable, f.Hint = false, hint
 		}
 		p.addFinding(f)
 	}
+	p.fixable = nil
 }
 
 func emptyMessage(plan repair.Plan) string {

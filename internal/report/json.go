@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 
@@ -40,20 +42,108 @@ type jsonFinding struct {
 // JSON writes the document for a run: shown are the findings at or above
 // the threshold (see [Shown]).
 func JSON(w io.Writer, s Summary, shown []check.Finding) error {
-	doc := jsonReport{SchemaVersion: SchemaVersion, OK: !s.Failed(), ChecksRun: s.ChecksRun,
-		ChecksSkipped: s.ChecksSkipped, Findings: []jsonFinding{}}
-	for _, f := range shown {
-		jf := jsonFinding{CheckID: string(f.ID), Severity: f.Severity.String(),
-			Message: f.Message, Path: f.Path, Line: f.Line, FixHint: f.Hint}
-		if l := f.Store; l != nil {
-			jf.SessionKey, jf.SessionID = l.SessionKey, l.SessionID
-			if l.Seq >= 0 {
-				jf.Seq = &l.Seq
-			}
+	st := NewJSONStream(w, s)
+	st.Add(shown)
+	return st.Close(s)
+}
+
+// JSONStream writes the document of [JSON] finding by finding, so that a
+// run's findings need not be held until its end: [JSONStream.Add] writes
+// them as they arrive, [JSONStream.Close] ends the document. The bytes are
+// those of [JSON] for the same findings. The document's "ok" comes before
+// its findings; it is false as soon as one finding at or above the
+// threshold exists, so the head is written with the first such finding,
+// and by Close (from the final summary) when there is none.
+type JSONStream struct {
+	w         *bufio.Writer
+	head      jsonReport // the document without findings
+	threshold check.Severity
+	n         int // findings written
+	buf       bytes.Buffer
+	enc       *json.Encoder // encodes one finding into buf
+	err       error         // the first write error
+}
+
+// NewJSONStream starts the document of a run with s's checks counts and
+// threshold; nothing is written before the first finding or Close.
+func NewJSONStream(w io.Writer, s Summary) *JSONStream {
+	st := &JSONStream{w: bufio.NewWriterSize(w, 64<<10), threshold: s.Threshold,
+		head: jsonReport{SchemaVersion: SchemaVersion, ChecksRun: s.ChecksRun, ChecksSkipped: s.ChecksSkipped,
+			Findings: []jsonFinding{}}}
+	st.enc = json.NewEncoder(&st.buf)
+	st.enc.SetEscapeHTML(false)
+	st.enc.SetIndent(findingIndent, "  ") // an element of "findings", two levels in
+	return st
+}
+
+// findingIndent is the indentation of a finding in the document.
+const findingIndent = "    "
+
+// Add writes the findings of fs at or above the threshold.
+func (st *JSONStream) Add(fs []check.Finding) {
+	for _, f := range fs {
+		if f.Severity < st.threshold || st.err != nil {
+			continue
 		}
-		doc.Findings = append(doc.Findings, jf)
+		if st.n == 0 {
+			st.writeHead(false)
+			st.write([]byte("\n" + findingIndent))
+		} else {
+			st.write([]byte(",\n" + findingIndent))
+		}
+		st.n++
+		st.buf.Reset()
+		if err := st.enc.Encode(toJSONFinding(f)); err != nil && st.err == nil {
+			st.err = err
+		}
+		st.write(bytes.TrimSuffix(st.buf.Bytes(), []byte("\n")))
 	}
-	return encode(w, doc)
+}
+
+// Close ends the document; s is the run's final summary (its "ok" when no
+// finding was written). It returns the first write error.
+func (st *JSONStream) Close(s Summary) error {
+	if st.n == 0 {
+		st.writeHead(!s.Failed())
+		st.write([]byte("]\n}\n"))
+	} else {
+		st.write([]byte("\n  ]\n}\n"))
+	}
+	if err := st.w.Flush(); err != nil && st.err == nil {
+		st.err = err
+	}
+	return st.err
+}
+
+// writeHead writes the document up to the "[" of "findings".
+func (st *JSONStream) writeHead(ok bool) {
+	st.head.OK = ok
+	var b bytes.Buffer
+	if err := encode(&b, st.head); err != nil {
+		st.err = err
+		return
+	}
+	doc := b.Bytes()
+	st.write(doc[:bytes.LastIndex(doc, []byte("[]"))+1])
+}
+
+func (st *JSONStream) write(p []byte) {
+	if st.err == nil {
+		_, st.err = st.w.Write(p)
+	}
+}
+
+func toJSONFinding(f check.Finding) jsonFinding {
+	jf := jsonFinding{CheckID: string(f.ID), Severity: f.Severity.String(),
+		Message: f.Message, Path: f.Path, Line: f.Line, FixHint: f.Hint}
+	if l := f.Store; l != nil {
+		jf.SessionKey, jf.SessionID = l.SessionKey, l.SessionID
+		if l.Seq >= 0 {
+			seq := l.Seq
+			jf.Seq = &seq
+		}
+	}
+	return jf
 }
 
 // JSONFailure writes the document of a run that failed before any check

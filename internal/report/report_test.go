@@ -118,3 +118,60 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONStreamBytes: the streamed document is byte for byte the whole
+// document encoded at once, whether the findings come in one call, one by
+// one or none at all.
+func TestJSONStreamBytes(t *testing.T) {
+	s, fs := sample()
+	fs = append(fs, check.Finding{ID: check.MissingParent, Severity: check.Error, Path: "db.sqlite#agent:main", Line: 4,
+		Message: "a <b> & c", Hint: "h", Store: &check.StoreLocation{SessionKey: "agent:main", SessionID: "s1", Seq: 9}})
+	for _, c := range []struct {
+		name      string
+		fs        []check.Finding
+		threshold check.Severity
+		failed    bool // the summary fails with no finding shown (omitted ones)
+	}{
+		{"none", nil, check.Warning, false},
+		{"none-failed", nil, check.Warning, true},
+		{"below-threshold", fs[3:4], check.Warning, false},
+		{"one", fs[:1], check.Warning, false},
+		{"all-info", fs, check.Info, false},
+		{"all-error", fs, check.Error, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s.Threshold = c.threshold
+			shown := Shown(c.fs, s.Threshold)
+			sum := s
+			sum.Count(shown)
+			if c.failed {
+				sum.Shown[check.Error]++
+			}
+			want := jsonReport{SchemaVersion: SchemaVersion, OK: !sum.Failed(), ChecksRun: s.ChecksRun,
+				ChecksSkipped: s.ChecksSkipped, Findings: []jsonFinding{}}
+			for _, f := range shown {
+				want.Findings = append(want.Findings, toJSONFinding(f))
+			}
+			var wb bytes.Buffer
+			if err := encode(&wb, want); err != nil {
+				t.Fatal(err)
+			}
+			var whole, oneByOne bytes.Buffer
+			if err := JSON(&whole, sum, shown); err != nil {
+				t.Fatal(err)
+			}
+			st := NewJSONStream(&oneByOne, s)
+			for i := range c.fs { // unfiltered: the stream applies the threshold
+				st.Add(c.fs[i : i+1])
+			}
+			if err := st.Close(sum); err != nil {
+				t.Fatal(err)
+			}
+			for name, got := range map[string][]byte{"JSON": whole.Bytes(), "stream": oneByOne.Bytes()} {
+				if !bytes.Equal(got, wb.Bytes()) {
+					t.Errorf("%s:\n%s\nwant:\n%s", name, got, wb.Bytes())
+				}
+			}
+		})
+	}
+}
