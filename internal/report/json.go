@@ -39,18 +39,11 @@ type jsonFinding struct {
 	FixHint    string `json:"fixHint,omitempty"`
 }
 
-// JSON writes the document for a run: shown are the findings at or above
-// the threshold (see [Shown]).
-func JSON(w io.Writer, s Summary, shown []check.Finding) error {
-	st := NewJSONStream(w, s)
-	st.Add(shown)
-	return st.Close(s)
-}
-
-// JSONStream writes the document of [JSON] finding by finding, so that a
-// run's findings need not be held until its end: [JSONStream.Add] writes
-// them as they arrive, [JSONStream.Close] ends the document. The bytes are
-// those of [JSON] for the same findings. The document's "ok" comes before
+// JSONStream writes check's JSON document for a run finding by finding,
+// so that a run's findings need not be held until its end:
+// [JSONStream.Add] writes them as they arrive, [JSONStream.Close] ends the
+// document. The bytes are those of the whole document encoded at once
+// from the same findings (a test compares them). The document's "ok" comes before
 // its findings; it is false as soon as one finding at or above the
 // threshold exists, so the head is written with the first such finding,
 // and by Close (from the final summary) when there is none.

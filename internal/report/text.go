@@ -56,13 +56,6 @@ func NewText(w io.Writer, opts TextOptions) *Text {
 	return &Text{w: w, styles: st}
 }
 
-// Findings writes each finding (callers filter by threshold first).
-func (t *Text) Findings(fs []check.Finding) {
-	for _, f := range fs {
-		t.finding(f)
-	}
-}
-
 // FileFindings writes the findings of one file, at most limit of each
 // check id (limit 0: all of them), and after them one line per check id
 // with more, e.g. "s.jsonl: … and 2,000,000 more transcript/malformed-line
