@@ -54,8 +54,9 @@ type foundStore struct {
 //
 //   - "-" is standard input (once);
 //   - a folder is searched recursively for primary transcripts (*.jsonl),
-//     skipping the sibling files of session-format.md §9 and archive/
-//     sub-folders;
+//     skipping the files OpenClaw keeps beside transcripts (sessions.json,
+//     locks, trajectories, checkpoints, backups, reset and deleted
+//     archives) and archive/ sub-folders;
 //   - any other argument is a file, taken as given even when it does not
 //     exist or is not a transcript name (reading it reports the problem);
 //   - an agent database of OpenClaw's SQLite store (a file that starts

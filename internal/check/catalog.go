@@ -39,7 +39,8 @@ func ParseSeverity(s string) (Severity, error) {
 // ID is a stable check id, "transcript/<name>".
 type ID string
 
-// The check ids. Their names follow docs/failure-shapes.md where it has one.
+// The check ids: "transcript/…" for a fault of the file, named after the
+// failure it causes (docs/checks.md describes each).
 const (
 	MalformedLine          ID = "transcript/malformed-line"
 	InvalidMessageRole     ID = "transcript/invalid-message-role"

@@ -138,7 +138,7 @@ func roleOf(r jsonl.Field) role {
 }
 
 // signsThinking reports an assistant whose thinking blocks a provider
-// checks for signatures (replay-rules.md §3.7: Anthropic and Bedrock).
+// checks for signatures: Anthropic and Bedrock reject unsigned thinking.
 func signsThinking(msg *repair.Message) bool {
 	api := jsonl.TrimJS(msg.API.StrOr(""))
 	provider := session.TrimLower(msg.Provider.StrOr(""))
@@ -169,8 +169,9 @@ func (x *extractor) assistant(msg *repair.Message, f *facts, o *lineFacts) {
 	f.calls.hi = int32(len(o.calls))
 }
 
-// signed: a non-blank string among the signature fields (replay-rules.md
-// §3.7b; redacted thinking may carry its payload in data).
+// signed: a non-blank string among the signature fields, as OpenClaw's
+// replay judges a thinking block signed (redacted thinking may carry its
+// payload in data).
 func signed(blk *repair.Block, typ string) bool {
 	for _, s := range blk.Signatures {
 		if s.IsString() && !s.IsBlankString() {

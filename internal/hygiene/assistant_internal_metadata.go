@@ -9,8 +9,8 @@ import (
 
 // The assistant/internal-metadata rule of step 3: internal metadata in
 // assistant text, runtime-context blocks
-// (src/agents/internal-runtime-context.ts) and inbound metadata
-// (src/auto-reply/reply/strip-inbound-meta.ts), removed as
+// and inbound metadata
+//, removed as
 // src/auto-reply/reply/display-text-sanitize.ts does.
 
 // ruleInternalMetadata is the rule id recorded by this file.

@@ -8,7 +8,7 @@ import (
 )
 
 // The assistant/no-reply rule of step 3: NO_REPLY detection
-// (src/auto-reply/tokens.ts), for the token "NO_REPLY".
+//, for the token "NO_REPLY".
 
 // ruleSilentReply is the rule id recorded by this file.
 const ruleSilentReply = "assistant/no-reply"

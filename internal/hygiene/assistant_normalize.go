@@ -5,9 +5,9 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// This file is step 3 of the replay (replay-rules.md §3.13 and the user part
-// of §3.12): OpenClaw's normalizeAssistantReplayContent
-// (src/agents/embedded-agent-runner/replay-history.ts). It drives the rules
+// This file is step 3 of the replay (docs/replay.md, "Steps and rule
+// names"): OpenClaw's normalisation of replayed assistant content, and of
+// user messages left without text. It drives the rules
 // of the step, each in its own file: user/blank-content
 // (user_blank_content.go) and the assistant/* rules (assistant_*.go); the
 // block filter three of them share is in assistant_blocks.go.

@@ -5,9 +5,9 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// This file is step 4 of the replay (replay-rules.md §3.11, §3.12, §3.8):
-// OpenClaw's sanitizeSessionMessagesImages (label "session:history", tool-call
-// ids untouched). Per message, in OpenClaw's order:
+// This file is step 4 of the replay (docs/replay.md, "Steps and rule
+// names"): OpenClaw's image pass over the session history (tool-call ids
+// untouched). Per message, in OpenClaw's order:
 //   - toolResult: images sanitised, blank text removed, an empty result
 //     gets "[empty content omitted]" (non-array content counts as empty);
 //   - user with array content: the same;

@@ -2,8 +2,8 @@ package hygiene
 
 import "github.com/openclaw-doctor/openclaw-doctor/internal/session"
 
-// This file is step 11 of the replay (replay-rules.md §4): OpenClaw's
-// stripToolResultDetails (src/agents/model-context-message.ts).
+// This file is step 11 of the replay (docs/replay.md): OpenClaw's
+// stripToolResultDetails.
 
 const ruleToolResultDetails = "tool-results/details"
 

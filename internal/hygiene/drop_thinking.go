@@ -2,8 +2,8 @@ package hygiene
 
 import "slices"
 
-// Thinking-block dropping (replay-rules.md §3.7c, §4 step 7): OpenClaw
-// 2026.9.6 dropThinkingBlocks (src/agents/embedded-agent-runner/thinking.ts),
+// Thinking-block dropping (docs/replay.md step 7): OpenClaw
+// 2026.9.6 dropThinkingBlocks,
 // used for Claude models that do not keep earlier thinking.
 
 // dropThinkingBlocks removes thinking and redacted_thinking blocks from every

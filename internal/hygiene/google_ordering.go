@@ -5,8 +5,8 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// This file is replay-rules.md §3.6: OpenClaw's
-// sanitizeGoogleAssistantFirstOrdering (src/shared/google-turn-ordering.ts),
+// This file is docs/replay.md: OpenClaw's
+// sanitizeGoogleAssistantFirstOrdering,
 // run by the Google plugin's replay hook (step 13) and again when the policy
 // has applyGoogleTurnOrdering (step 16).
 

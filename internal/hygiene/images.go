@@ -10,7 +10,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// This file is OpenClaw's replay image sanitizer (replay-rules.md §3.11,
+// This file is OpenClaw's replay image sanitizer (docs/replay.md,
 // sanitizeContentBlocksImages in src/agents/tool-images.ts, label
 // "session:history"). Each image block is kept (canonical base64, sniffed
 // MIME type), re-encoded as a smaller JPEG, or replaced by OpenClaw's exact

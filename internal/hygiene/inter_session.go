@@ -7,7 +7,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// This file is step 1 of the replay (replay-rules.md §3.14): OpenClaw's
+// This file is step 1 of the replay (docs/replay.md): OpenClaw's
 // annotateInterSessionUserMessages (replay-history.ts) with the marker text
 // of src/sessions/input-provenance.ts.
 

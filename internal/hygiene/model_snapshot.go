@@ -5,7 +5,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// This file is step 2 of the replay (replay-rules.md §4): the model-change
+// This file is step 2 of the replay (docs/replay.md): the model-change
 // test of OpenClaw's sanitizeSessionHistory (replay-history.ts) over the
 // state readModelSnapshotState reads from the branch. OpenClaw then appends
 // a new snapshot entry to the session; replay never writes anything.

@@ -5,7 +5,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Tool-result pairing (replay-rules §3.3, OpenClaw
+// Tool-result pairing (docs/replay.md, OpenClaw
 // packages/agent-core/src/harness/session/tool-result-pairing.ts and
 // sanitizeToolUseResultPairingForModel, which always passes
 // erroredAssistantResultPolicy "drop").

@@ -8,13 +8,13 @@ import (
 // Replay runs OpenClaw 2026.9.6's replay hygiene over the context messages
 // of a session's active branch, in OpenClaw's order (sanitizeSessionHistory,
 // then validateReplayTurns, then the final tool-result pairing pass;
-// replay-rules.md §4), and returns the messages OpenClaw would stream to
+// docs/replay.md), and returns the messages OpenClaw would stream to
 // r.Target. Every rule records its changes in r.Changes.
 //
 // msgs is not modified: the rules work on a deep copy. The model-snapshot
 // step (§4 step 2) reads the session's custom entries, which msgs does not
 // hold; call ApplyModelSnapshots on r first. The error is OpenClaw's
-// Responses replay invariant (replay-rules.md §3.9d); it is also recorded as
+// Responses replay invariant (docs/replay.md); it is also recorded as
 // a rejecting Change.
 func Replay(r *Run, msgs []Message) ([]Message, error) {
 	return replayOwned(r, cloneMessages(msgs))
@@ -63,7 +63,7 @@ func replayOwned(r *Run, msgs []Message) ([]Message, error) {
 	return msgs, nil
 }
 
-// step is one rule of the pipeline and its number in replay-rules.md §4
+// step is one rule of the pipeline and its number in docs/replay.md
 // (the change log is ordered by it).
 type step struct {
 	n   int
@@ -88,7 +88,7 @@ func runSteps(r *Run, msgs []Message, steps []step) []Message {
 	return msgs
 }
 
-// The texts of synthetic tool results (replay-rules.md §3.3).
+// The texts of synthetic tool results (docs/replay.md).
 const (
 	syntheticResultText = "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair."
 	abortedResultText   = "aborted"

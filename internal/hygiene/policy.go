@@ -9,7 +9,7 @@ import (
 
 // This file resolves OpenClaw 2026.9.6's transcript policy
 // (src/agents/transcript-policy.ts and the bundled provider plugins'
-// buildReplayPolicy hooks), replay-rules.md §1–§2.
+// buildReplayPolicy hooks), docs/replay.md
 
 // defaultPolicy is DEFAULT_TRANSCRIPT_POLICY.
 func defaultPolicy() Policy {
@@ -125,7 +125,7 @@ var providerPlugins = map[string]pluginPolicy{
 	"github-copilot":         copilotPluginPolicy,
 	"clawrouter":             clawRouterPluginPolicy,
 	// Not bundled in 2026.9.6: the policy of OpenClaw's published Mistral
-	// plugin, which a real install has (replay-rules.md §2).
+	// plugin, which a real install has (docs/replay.md).
 	"mistral": func(Target) *policyPatch {
 		return &policyPatch{SanitizeToolCallIDs: ptr(true), ToolCallIDMode: "strict9"}
 	},
@@ -283,7 +283,7 @@ func openRouterPluginPolicy(t Target) *policyPatch {
 }
 
 // isOpenRouterMistralModel reports an OpenRouter model id of the Mistral
-// family (replay-rules.md §2 note 1).
+// family (docs/replay.md).
 func isOpenRouterMistralModel(id string) bool {
 	s := strings.ToLower(jsonl.TrimJS(id))
 	s = strings.TrimPrefix(s, "openrouter/")

@@ -79,7 +79,7 @@ func TestResolvePolicyConformance(t *testing.T) {
 	}
 }
 
-// TestResolvePolicyRows checks rows of replay-rules.md §2 not covered by the
+// TestResolvePolicyRows checks rows of docs/replay.md not covered by the
 // conformance targets, and the alias resolution measured with the oracle.
 func TestResolvePolicyRows(t *testing.T) {
 	type row struct {

@@ -5,7 +5,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// This file is step 13 of the replay (replay-rules.md §4): the bundled
+// This file is step 13 of the replay (docs/replay.md): the bundled
 // provider plugins' sanitizeReplayHistory hooks. Only two kinds exist in
 // 2026.9.6: the Google family's turn-ordering bootstrap and GitHub
 // Copilot's removal of thinking blocks.

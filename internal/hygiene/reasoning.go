@@ -7,9 +7,9 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Reasoning stripping for chat-completions replays (replay-rules.md §3.10,
+// Reasoning stripping for chat-completions replays (docs/replay.md,
 // §4 step 6): OpenClaw 2026.9.6 dropReasoningFromHistory
-// (src/agents/embedded-agent-runner/thinking.ts), and the "latest assistant"
+//, and the "latest assistant"
 // and "current tool turn" definitions it shares with §3.7b.
 
 // dropReasoningFromHistory removes thinking and redacted_thinking blocks from

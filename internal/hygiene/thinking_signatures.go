@@ -8,10 +8,10 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Thinking-signature cleanup (replay-rules.md §3.7 a and b, §4 step 5):
+// Thinking-signature cleanup (docs/replay.md a and b, §4 step 5):
 // OpenClaw 2026.9.6 stripStaleThinkingSignaturesForCompactionReplay
-// (src/agents/thinking-signatures.ts) followed by stripInvalidThinkingSignatures
-// (src/agents/embedded-agent-runner/thinking.ts). This file runs the step
+// followed by stripInvalidThinkingSignatures
+//. This file runs the step
 // and holds what its rules and the other thinking rules share; each rule is
 // in its own file: thinking-signatures/pre-compaction
 // (thinking_signatures_pre_compaction.go) and thinking-signatures/invalid

@@ -7,7 +7,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// The thinking-signatures/invalid rule of step 5 (replay-rules.md §3.7b;
+// The thinking-signatures/invalid rule of step 5 (docs/replay.md;
 // thinking_signatures.go runs it).
 
 // stripUnsignedThinking removes thinking blocks without a replayable

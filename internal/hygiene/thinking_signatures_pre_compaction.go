@@ -7,7 +7,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// The thinking-signatures/pre-compaction rule of step 5 (replay-rules.md
+// The thinking-signatures/pre-compaction rule of step 5 (docs/replay.md
 // §3.7a; thinking_signatures.go runs it).
 
 // stripPreCompactionSignatures removes thinkingSignature, signature and

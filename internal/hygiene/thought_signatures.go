@@ -8,9 +8,9 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
-// Gemini thought-signature stripping (replay-rules.md §3.8, part of §4 step
+// Gemini thought-signature stripping (docs/replay.md, part of §4 step
 // 4): OpenClaw 2026.9.6 stripThoughtSignatures
-// (src/agents/embedded-agent-helpers/bootstrap.ts), which the image pass
+//, which the image pass
 // applies to assistant content.
 
 // stripThoughtSignatures removes thought signatures a Gemini replay cannot

@@ -13,7 +13,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Tool-call id rewriting (replay-rules §3.1, OpenClaw src/agents/tool-call-id.ts,
+// Tool-call id rewriting (docs/replay.md, OpenClaw src/agents/tool-call-id.ts,
 // sanitizeToolCallIdsForCloudCodeAssist). It runs after pairing (§4 step 10),
 // so every call has exactly the results pairing gave it; the resolver still
 // matches results to calls by raw id and occurrence, as OpenClaw does.

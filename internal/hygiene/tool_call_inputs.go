@@ -8,7 +8,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Tool-call input validation (replay-rules §3.2, OpenClaw
+// Tool-call input validation (docs/replay.md, OpenClaw
 // src/agents/session-transcript-repair.ts, repairToolCallInputs). It runs for
 // every target (§4 step 8); only the signed-thinking preservation depends on
 // the policy. OpenClaw's optional tool allow-list is not modelled: replay

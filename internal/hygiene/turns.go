@@ -7,9 +7,9 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Turn validation (replay-rules.md §3.5, §4 step 17): OpenClaw 2026.9.6
+// Turn validation (docs/replay.md step 17): OpenClaw 2026.9.6
 // validateGeminiTurns and validateAnthropicTurns
-// (src/agents/embedded-agent-helpers/turns.ts), run by validateReplayTurns.
+//, run by validateReplayTurns.
 // This file runs the step and holds what its rules share; each rule is in
 // its own file: turns/merge-assistant (turns_merge_assistant.go),
 // turns/merge-user (turns_merge_user.go) and turns/dangling-tool-calls

@@ -8,8 +8,8 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// This file is step 12 of the replay (replay-rules.md §4): OpenClaw's
-// stripStaleAssistantUsageBeforeLatestCompaction (src/agents/compaction-usage.ts)
+// This file is step 12 of the replay (docs/replay.md): OpenClaw's
+// stripStaleAssistantUsageBeforeLatestCompaction
 // and ensureAssistantUsageSnapshots (replay-history.ts), with the usage
 // normalisation of src/agents/usage.ts they share.
 

@@ -5,7 +5,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// The user/blank-content rule of step 3 (replay-rules.md §3.12, user part).
+// The user/blank-content rule of step 3 (docs/replay.md, user part).
 
 // ruleUserBlank is the rule id recorded by this file.
 const ruleUserBlank = "user/blank-content"

@@ -7,8 +7,7 @@ import (
 
 // Provider limits an image in a replayed request can break, besides
 // OpenClaw's own ([Limits]). Anthropic rejects a request with an image side
-// over 8000 px, and over 2000 px when the request holds more than 20 images
-// (failure-shapes.md P18).
+// over 8000 px, and over 2000 px when the request holds more than 20 images.
 const (
 	ProviderMaxSidePx   = 8000
 	ManyImagesMaxSidePx = 2000

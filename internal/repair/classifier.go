@@ -21,7 +21,7 @@ import (
 //
 // Memory is bounded by the longest line plus 16 bytes per tool result and
 // the tool calls still waiting for a result (the synthetic tool-result
-// rules of fix-rules.md §4 need to know every result id in the file); it
+// rules of docs/fix.md need to know every result id in the file); it
 // never holds the file. Result ids are kept as 128-bit hashes: two distinct
 // ids collide with odds far below one in 2^64 for any real file.
 type Classifier struct {
@@ -303,7 +303,7 @@ func (c *Classifier) compact() {
 	}
 }
 
-// Finish completes the plan: the early exits of fix-rules.md §2 and the
+// Finish completes the plan: the early exits of docs/fix.md and the
 // synthetic tool results of §4.
 func (c *Classifier) Finish() Plan {
 	p := c.plan
@@ -400,7 +400,7 @@ func compareIDHash(a, b idHash) int {
 	return cmp.Compare(a[1], b[1])
 }
 
-// The early-exit reasons (fix-rules.md §2).
+// The early-exit reasons (docs/fix.md).
 const (
 	ReasonMissing       = "missing session file"
 	ReasonEmpty         = "empty session file"

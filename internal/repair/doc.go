@@ -1,5 +1,5 @@
 // Package repair reproduces OpenClaw 2026.7.35's on-disk session repair
-// (repairSessionFileIfNeeded, docs: fix-rules.md) as a streaming, two-pass
+// (repairSessionFileIfNeeded, docs: docs/fix.md) as a streaming, two-pass
 // process, and replaces the file safely.
 //
 // # What it guarantees

@@ -13,7 +13,7 @@ func isImageMime(s string) bool { return media.IsImageMIMEType(s) }
 
 // isCorruptedImageData reports whether the data of an image block that
 // declares an image MIME type is one OpenClaw replaces by the placeholder
-// (fix-rules.md §3 #4): a non-ASCII character, not canonical base64
+// (docs/fix.md #4): a non-ASCII character, not canonical base64
 // (media-core's canonicalizeBase64), or no known image signature at the
 // start of the decoded bytes. The declared type need not match the sniffed
 // one.

@@ -70,7 +70,7 @@ type LineEdit struct {
 }
 
 // Insert is a synthetic "aborted" tool result inserted right after an
-// assistant entry (fix-rules.md §4).
+// assistant entry (docs/fix.md).
 type Insert struct {
 	AfterLine   int    // physical line of the assistant entry
 	AfterOffset int64  // input offset just after that line

@@ -55,7 +55,7 @@ func (o *Options) uuid() string {
 	return session.RandomUUID()
 }
 
-// Result is OpenClaw's result object for one file (fix-rules.md §1), plus
+// Result is OpenClaw's result object for one file (docs/fix.md), plus
 // what openclaw-doctor adds around it.
 type Result struct {
 	Path string // the path as given

@@ -5,7 +5,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// The replacement texts OpenClaw writes (fix-rules.md §3).
+// The replacement texts OpenClaw writes (docs/fix.md).
 const (
 	// AssistantErrorFallbackText replaces the content of an empty assistant
 	// error turn (STREAM_ERROR_FALLBACK_TEXT, also written by the live
@@ -27,7 +27,7 @@ type entryResult struct {
 	value  jsonl.Value // the entry as written: rewritten for Rewrite, the input otherwise
 }
 
-// classifyEntry applies fix-rules.md §3 #2–#6 to a parsed line, in order,
+// classifyEntry applies docs/fix.md #2–#6 to a parsed line, in order,
 // first match wins (#4 falls through to #5). It never modifies v; a
 // rewritten entry shares unchanged subtrees with v.
 func classifyEntry(v jsonl.Value) entryResult {

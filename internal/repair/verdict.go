@@ -9,7 +9,7 @@ import (
 // Action is what the repair does with one physical line.
 type Action uint8
 
-// The actions, in the words of fix-rules.md §3.
+// The actions, in the words of docs/fix.md
 const (
 	// Keep: the line is an entry that no rule changes. A rewrite writes its
 	// original bytes (invalid UTF-8 replaced), or re-serializes it when
@@ -27,7 +27,7 @@ const (
 // Rules is the set of rules that fired on a line.
 type Rules uint8
 
-// The per-line rules (fix-rules.md §3). A Drop has exactly one of the first
+// The per-line rules (docs/fix.md). A Drop has exactly one of the first
 // two; a Rewrite has RuleEmptyErrorTurn alone, or RuleCorruptedImage and/or
 // RuleBlankUserText.
 const (
