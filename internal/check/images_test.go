@@ -33,7 +33,7 @@ func imageSession(images ...string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// TestImageLimits pins issue 5's image findings: the configured side, the
+// TestImageLimits pins the image findings: the configured side, the
 // 8000 px provider limit and the 2000 px many-image limit (more than 20
 // images), each as replay would send the image after its resize.
 func TestImageLimits(t *testing.T) {

@@ -9,9 +9,8 @@ import (
 
 // The assistant/internal-metadata rule of step 3: internal metadata in
 // assistant text, runtime-context blocks
-// and inbound metadata
-//, removed as
-// src/auto-reply/reply/display-text-sanitize.ts does.
+// and inbound metadata, removed as
+// OpenClaw removes them.
 
 // ruleInternalMetadata is the rule id recorded by this file.
 const ruleInternalMetadata = "assistant/internal-metadata"

@@ -7,8 +7,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
-// The assistant/no-reply rule of step 3: NO_REPLY detection
-//, for the token "NO_REPLY".
+// The assistant/no-reply rule of step 3: NO_REPLY detection, for the token "NO_REPLY".
 
 // ruleSilentReply is the rule id recorded by this file.
 const ruleSilentReply = "assistant/no-reply"

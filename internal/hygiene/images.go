@@ -11,7 +11,7 @@ import (
 )
 
 // This file is OpenClaw's replay image sanitizer (docs/replay.md,
-// sanitizeContentBlocksImages in src/agents/tool-images.ts, label
+// OpenClaw's sanitizeContentBlocksImages, label
 // "session:history"). Each image block is kept (canonical base64, sniffed
 // MIME type), re-encoded as a smaller JPEG, or replaced by OpenClaw's exact
 // text placeholder. Images are probed from their header first and decoded

@@ -8,8 +8,8 @@ import (
 )
 
 // This file is step 1 of the replay (docs/replay.md): OpenClaw's
-// annotateInterSessionUserMessages (replay-history.ts) with the marker text
-// of src/sessions/input-provenance.ts.
+// annotateInterSessionUserMessages with OpenClaw's marker
+// text.
 
 const (
 	ruleInterSession = "user/inter-session-marker"

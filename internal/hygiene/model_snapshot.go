@@ -6,7 +6,7 @@ import (
 )
 
 // This file is step 2 of the replay (docs/replay.md): the model-change
-// test of OpenClaw's sanitizeSessionHistory (replay-history.ts) over the
+// test of OpenClaw's sanitizeSessionHistory over the
 // state readModelSnapshotState reads from the branch. OpenClaw then appends
 // a new snapshot entry to the session; replay never writes anything.
 

@@ -5,8 +5,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Tool-result pairing (docs/replay.md, OpenClaw
-// packages/agent-core/src/harness/session/tool-result-pairing.ts and
+// Tool-result pairing (docs/replay.md; OpenClaw's pairing repair and
 // sanitizeToolUseResultPairingForModel, which always passes
 // erroredAssistantResultPolicy "drop").
 

@@ -12,7 +12,7 @@ import (
 // r.Target. Every rule records its changes in r.Changes.
 //
 // msgs is not modified: the rules work on a deep copy. The model-snapshot
-// step (§4 step 2) reads the session's custom entries, which msgs does not
+// step (step 2) reads the session's custom entries, which msgs does not
 // hold; call ApplyModelSnapshots on r first. The error is OpenClaw's
 // Responses replay invariant (docs/replay.md); it is also recorded as
 // a rejecting Change.

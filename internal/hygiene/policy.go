@@ -8,7 +8,7 @@ import (
 )
 
 // This file resolves OpenClaw 2026.9.6's transcript policy
-// (src/agents/transcript-policy.ts and the bundled provider plugins'
+// (its defaults and the bundled provider plugins'
 // buildReplayPolicy hooks), docs/replay.md
 
 // defaultPolicy is DEFAULT_TRANSCRIPT_POLICY.
@@ -100,7 +100,7 @@ func NormalizeProvider(p string) string { return strings.ToLower(jsonl.TrimJS(p)
 type pluginPolicy func(t Target) *policyPatch
 
 // providerPlugins maps provider ids (and the hook aliases OpenClaw resolves
-// to the same plugin) to their buildReplayPolicy. Checked with the oracle:
+// to the same plugin) to their buildReplayPolicy. Checked against OpenClaw's own resolution:
 // "x-ai", "azure-openai", "azure-openai-responses", "ollama-cloud" and
 // "minimax-portal" resolve a plugin; "gemini-cli" and "google-antigravity"
 // do not (they get the unowned fallback of their api). Providers absent here have

@@ -80,7 +80,7 @@ func TestResolvePolicyConformance(t *testing.T) {
 }
 
 // TestResolvePolicyRows checks rows of docs/replay.md not covered by the
-// conformance targets, and the alias resolution measured with the oracle.
+// conformance targets, and the alias resolution measured on OpenClaw's own resolution.
 func TestResolvePolicyRows(t *testing.T) {
 	type row struct {
 		provider, api, model string

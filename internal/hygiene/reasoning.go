@@ -8,9 +8,8 @@ import (
 )
 
 // Reasoning stripping for chat-completions replays (docs/replay.md,
-// §4 step 6): OpenClaw 2026.9.6 dropReasoningFromHistory
-//, and the "latest assistant"
-// and "current tool turn" definitions it shares with §3.7b.
+// step 6): OpenClaw 2026.9.6 dropReasoningFromHistory, and the "latest assistant"
+// and "current tool turn" definitions it shares with the thinking-signatures rules.
 
 // dropReasoningFromHistory removes thinking and redacted_thinking blocks from
 // every assistant turn with array content, except the current same-turn tool
@@ -104,7 +103,7 @@ func toolResultBeforeNextUser(msgs []Message, i int) bool {
 	return false
 }
 
-// continuationToolCallTypes are the block types OpenClaw's thinking.ts counts
+// continuationToolCallTypes are the block types OpenClaw's thinking cleanup counts
 // as tool calls when it looks for the current tool turn. The set differs from
 // session.ToolCallBlockTypes (toolUse and functionCall are absent, the
 // snake_case forms present); OpenClaw's behaviour depends on it, so it is
@@ -123,7 +122,7 @@ func hasContinuationToolCall(msg *jsonl.Value) bool {
 }
 
 // preserveLatestAssistantThinking reports whether the latest assistant turn
-// with array content is exempt from thinking cleanup (§3.7b): it is the last
+// with array content is exempt from thinking cleanup: it is the last
 // message, or it is the current tool turn.
 func preserveLatestAssistantThinking(r *Run, msgs []Message) bool {
 	latest := latestAssistantWithArrayContent(r, msgs)

@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkReplayFile is the whole of `replay --format json` on the file
-// named by $OPENCLAW_BENCH_FILE (e.g. the oracle's gen-small.py output):
+// named by $OPENCLAW_BENCH_FILE (e.g. a large generated session of small entries):
 // load the branch's context, replay it for Anthropic, serialise every
 // message. Skipped without the variable.
 func BenchmarkReplayFile(b *testing.B) {

@@ -8,7 +8,7 @@ package hygiene
 // responses/invariant (responses_invariant.go). This file runs the first
 // three in OpenClaw's order.
 
-// responsesReplay is §4 step 9 for the Responses family (msgs is returned
+// responsesReplay is step 9 for the Responses family (msgs is returned
 // unchanged for other apis): pairing with "aborted" synthetic results (when
 // the policy repairs pairing), then, after a recorded model switch, removal
 // of the older turns' OpenAI reasoning, then id normalisation, then the

@@ -9,7 +9,7 @@ import (
 // The responses/invariant check: OpenClaw's refusal of a Responses history
 // whose tool calls and results do not pair up (pipeline.go records it).
 
-// responsesInvariant is OpenClaw's final check for Responses replays (§3.9d):
+// responsesInvariant is OpenClaw's final check for Responses replays:
 // every tool call must be answered by results directly after its turn, and
 // every result must answer a pending call. It returns OpenClaw's error for
 // the first violation, nil when the list is valid.

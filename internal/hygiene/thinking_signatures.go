@@ -8,10 +8,9 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Thinking-signature cleanup (docs/replay.md a and b, §4 step 5):
+// Thinking-signature cleanup (docs/replay.md, step 5):
 // OpenClaw 2026.9.6 stripStaleThinkingSignaturesForCompactionReplay
-// followed by stripInvalidThinkingSignatures
-//. This file runs the step
+// followed by stripInvalidThinkingSignatures. This file runs the step
 // and holds what its rules and the other thinking rules share; each rule is
 // in its own file: thinking-signatures/pre-compaction
 // (thinking_signatures_pre_compaction.go) and thinking-signatures/invalid
@@ -32,9 +31,9 @@ func providerRequiresSignedThinking(provider string) bool {
 }
 
 // cleanupThinkingSignatures strips the signatures of thinking blocks made
-// before the latest compaction summary (§3.7a), then removes thinking blocks
+// before the latest compaction summary, then removes thinking blocks
 // without a usable signature from every assistant turn except, when it is
-// exempt, the latest one (§3.7b). It applies only when the provider signs
+// exempt, the latest one. It applies only when the provider signs
 // thinking or the policy preserves signatures; otherwise msgs is returned
 // unchanged. Changed messages are copies: msgs itself is never modified.
 func cleanupThinkingSignatures(r *Run, msgs []Message) []Message {

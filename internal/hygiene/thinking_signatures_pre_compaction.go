@@ -7,8 +7,8 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// The thinking-signatures/pre-compaction rule of step 5 (docs/replay.md
-// §3.7a; thinking_signatures.go runs it).
+// The thinking-signatures/pre-compaction rule of step 5 (docs/replay.md;
+// thinking_signatures.go runs it).
 
 // stripPreCompactionSignatures removes thinkingSignature, signature and
 // thought_signature (and a redacted_thinking block's data) from the thinking

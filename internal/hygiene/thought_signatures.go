@@ -8,9 +8,8 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
-// Gemini thought-signature stripping (docs/replay.md, part of §4 step
-// 4): OpenClaw 2026.9.6 stripThoughtSignatures
-//, which the image pass
+// Gemini thought-signature stripping (docs/replay.md, part of step
+// 4): OpenClaw 2026.9.6 stripThoughtSignatures, which the image pass
 // applies to assistant content.
 
 // stripThoughtSignatures removes thought signatures a Gemini replay cannot

@@ -13,8 +13,8 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Tool-call id rewriting (docs/replay.md, OpenClaw src/agents/tool-call-id.ts,
-// sanitizeToolCallIdsForCloudCodeAssist). It runs after pairing (§4 step 10),
+// Tool-call id rewriting (docs/replay.md; OpenClaw's
+// sanitizeToolCallIdsForCloudCodeAssist). It runs after pairing (step 10),
 // so every call has exactly the results pairing gave it; the resolver still
 // matches results to calls by raw id and occurrence, as OpenClaw does.
 
@@ -69,7 +69,7 @@ var toolResultPrimaryFields = []string{"call_id", "callId", "tool_call_id", "too
 // rewriteToolCallIDs rewrites tool-call ids to the policy's strict or strict9
 // form and keeps every toolResult's id fields on the id of the call it
 // answers. It applies only when the policy sets sanitizeToolCallIds with a
-// mode and the api is not of the Responses family (those use §3.9b instead);
+// mode and the api is not of the Responses family (those use responses/call-id instead);
 // otherwise msgs is returned unchanged. Assistant turns that replay signed
 // thinking verbatim (see signedThinkingTurnsKeepIDs) keep their ids.
 func rewriteToolCallIDs(r *Run, msgs []Message) []Message {

@@ -8,9 +8,9 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
 
-// Tool-call input validation (docs/replay.md, OpenClaw
-// src/agents/session-transcript-repair.ts, repairToolCallInputs). It runs for
-// every target (§4 step 8); only the signed-thinking preservation depends on
+// Tool-call input validation (docs/replay.md; OpenClaw's
+// repairToolCallInputs). It runs for
+// every target (step 8); only the signed-thinking preservation depends on
 // the policy. OpenClaw's optional tool allow-list is not modelled: replay
 // has none, so every syntactically valid name is allowed.
 

@@ -8,8 +8,7 @@ import (
 )
 
 // Turn validation (docs/replay.md step 17): OpenClaw 2026.9.6
-// validateGeminiTurns and validateAnthropicTurns
-//, run by validateReplayTurns.
+// validateGeminiTurns and validateAnthropicTurns, run by validateReplayTurns.
 // This file runs the step and holds what its rules share; each rule is in
 // its own file: turns/merge-assistant (turns_merge_assistant.go),
 // turns/merge-user (turns_merge_user.go) and turns/dangling-tool-calls

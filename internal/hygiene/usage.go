@@ -10,8 +10,8 @@ import (
 
 // This file is step 12 of the replay (docs/replay.md): OpenClaw's
 // stripStaleAssistantUsageBeforeLatestCompaction
-// and ensureAssistantUsageSnapshots (replay-history.ts), with the usage
-// normalisation of src/agents/usage.ts they share.
+// and ensureAssistantUsageSnapshots, with the usage
+// normalisation they share.
 
 const ruleUsage = "usage/snapshot"
 

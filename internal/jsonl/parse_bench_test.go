@@ -26,7 +26,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 }
 
 // parseBenchLines returns the lines of $OPENCLAW_BENCH_FILE (for example
-// the oracle's gen-small.py output), else those of the conformance cases
+// a large generated session of small entries), else those of the conformance cases
 // and the corpus, with their total size.
 func parseBenchLines(b *testing.B) ([][]byte, int64) {
 	var files []string

@@ -8,8 +8,8 @@ import (
 	"strconv"
 )
 
-// OpenClaw's replay image limits (src/agents/image-sanitization.ts,
-// tool-images.ts, rastermill).
+// OpenClaw's replay image limits (OpenClaw's image tooling, which
+// resizes with rastermill).
 const (
 	// DefaultMaxSide is agents.defaults.imageMaxDimensionPx when unset.
 	DefaultMaxSide = 1200

@@ -107,7 +107,7 @@ func IsImageMIMEType(v string) bool {
 }
 
 // InferMIMEFromBase64 is the cheap guess OpenClaw's replay makes from the
-// text of a payload (inferMimeTypeFromBase64 in tool-images.ts): JPEG, PNG or
+// text of a payload (as OpenClaw's image tooling infers it): JPEG, PNG or
 // GIF by their base64 prefixes, "" otherwise (the declared type then stands).
 func InferMIMEFromBase64(data string) string {
 	t := jsonl.TrimJS(data)

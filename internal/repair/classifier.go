@@ -40,7 +40,7 @@ type Classifier struct {
 	end int64 // input offset after the last line
 }
 
-// pendingCall is a tool call that may get a synthetic result (§4).
+// pendingCall is a tool call that may get a synthetic result.
 type pendingCall struct {
 	Insert
 	id       idHash
@@ -304,7 +304,7 @@ func (c *Classifier) compact() {
 }
 
 // Finish completes the plan: the early exits of docs/fix.md and the
-// synthetic tool results of §4.
+// synthetic tool results (docs/fix.md).
 func (c *Classifier) Finish() Plan {
 	p := c.plan
 	p.Verbatim = !c.irregular

@@ -30,12 +30,12 @@ type expectedFix struct {
 	Lines []string `json:"lines"`
 }
 
-// oracleClock and oracleUUIDs reproduce the oracle's deterministic run: the
+// goldenClock and goldenUUIDs reproduce the deterministic run the goldens were recorded with: the
 // clock frozen at 2026-01-01T00:00:00.000Z and crypto.randomUUID replaced by
 // a counter restarted for every case.
-var oracleClock = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+var goldenClock = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
-func oracleUUIDs() func() string {
+func goldenUUIDs() func() string {
 	n := 0
 	return func() string {
 		n++
@@ -95,7 +95,7 @@ func runBothPasses(t *testing.T, input []byte) (Plan, []byte) {
 		return plan, input
 	}
 	var out bytes.Buffer
-	if err := WriteRepaired(&out, bytes.NewReader(input), &plan, oracleClock, oracleUUIDs()); err != nil {
+	if err := WriteRepaired(&out, bytes.NewReader(input), &plan, goldenClock, goldenUUIDs()); err != nil {
 		t.Fatal(err)
 	}
 	return plan, out.Bytes()

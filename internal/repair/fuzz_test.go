@@ -13,7 +13,7 @@ import (
 )
 
 // FuzzRepair checks, for any input: the repair never panics; it agrees
-// with the in-memory transcription of OpenClaw's code (so a line OpenClaw
+// with the in-memory transcription of OpenClaw's rules (so a line OpenClaw
 // keeps is never dropped, and the fast path never keeps a line a rule
 // changes); and repairing its own output changes nothing. Seeds: the
 // conformance cases.
@@ -38,7 +38,7 @@ func FuzzRepair(f *testing.F) {
 			return
 		}
 		var out bytes.Buffer
-		if err := WriteRepaired(&out, bytes.NewReader(input), &plan, oracleClock, oracleUUIDs()); err != nil {
+		if err := WriteRepaired(&out, bytes.NewReader(input), &plan, goldenClock, goldenUUIDs()); err != nil {
 			t.Fatal(err)
 		}
 		again, _ := Analyze(bytes.NewReader(out.Bytes()), nil)

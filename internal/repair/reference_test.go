@@ -113,7 +113,7 @@ func checkAgainstReference(t *testing.T, input []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts, reason, entries := referenceRepair(input, oracleClock, oracleUUIDs())
+	counts, reason, entries := referenceRepair(input, goldenClock, goldenUUIDs())
 	got := plan.Counts
 	if plan.Reason != "" {
 		got = Counts{DroppedLines: plan.Counts.DroppedLines}
@@ -125,7 +125,7 @@ func checkAgainstReference(t *testing.T, input []byte) {
 		return
 	}
 	var out bytes.Buffer
-	if err := WriteRepaired(&out, bytes.NewReader(input), &plan, oracleClock, oracleUUIDs()); err != nil {
+	if err := WriteRepaired(&out, bytes.NewReader(input), &plan, goldenClock, goldenUUIDs()); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")

@@ -35,7 +35,7 @@ func TestRepairFileInPlace(t *testing.T) {
 				t.Fatal(err)
 			}
 			plan, want := runBothPasses(t, input)
-			res, err := RepairFile(path, Options{Now: oracleClock, UUID: oracleUUIDs()})
+			res, err := RepairFile(path, Options{Now: goldenClock, UUID: goldenUUIDs()})
 			if err != nil {
 				t.Fatalf("RepairFile: %v", err)
 			}

@@ -29,7 +29,7 @@ func processCPU() time.Duration {
 }
 
 // benchFile returns a generated transcript of about mib MiB in the shape of
-// the oracle's gen-small.py: a v3 header, then a single chain of small
+// a generated benchmark session of small entries: a v3 header, then a single chain of small
 // entries cycling user / assistant with thinking and a tool call / tool
 // result / assistant, every 50,000th line truncated (and skipped by the
 // chain). It is cached in the temp directory between runs.
