@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -60,11 +59,11 @@ func run(ctx context.Context, args []string, s streams, getenv func(string) stri
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if ctx.Err() != nil && err != nil {
 		err = fmt.Errorf("%w: %w", errInterrupted, err)
 	}
-	return exitCode(err, s.Err)
+	return exitCode(err, s.Err, helpCommand(root, cmd))
 }
 
 func newRootCmd(a *app) *cobra.Command {
@@ -82,51 +81,11 @@ OpenClaw would send to a given provider.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.loadSettings(cmd) },
 	}
 	root.SetVersionTemplate("openclaw-doctor {{.Version}}\n")
+	root.SetHelpFunc(printHelp)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	a.addGlobalFlags(root)
-	root.AddCommand(newCheckCmd(a), newFixCmd(a), newReplayCmd(a), newExportCmd(a), newSessionsCmd(a), newConfigCmd(a), newCompletionCmd(a))
+	root.AddCommand(newCheckCmd(a), newFixCmd(a), newReplayCmd(a), newExportCmd(a), newSessionsCmd(a), newConfigCmd(a), newCompletionCmd(a),
+		newChecksCmd(a), newVersionCmd(a))
+	completeFlagValues(root)
 	return root
-}
-
-// version is the module version from the build info ("(devel)" for a
-// source build), with the VCS revision when known.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
-}
-
-func newCompletionCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:       "completion bash|zsh|fish|powershell",
-		Short:     "Print a shell completion script",
-		Long:      "Print a completion script for the named shell to standard output.\n" + exitStatusHelp,
-		Args:      exactArgs(1),
-		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			root := cmd.Root()
-			switch args[0] {
-			case "bash":
-				return root.GenBashCompletionV2(a.Out, true)
-			case "zsh":
-				return root.GenZshCompletion(a.Out)
-			case "fish":
-				return root.GenFishCompletion(a.Out, true)
-			case "powershell":
-				return root.GenPowerShellCompletionWithDesc(a.Out)
-			}
-			return usageErrorf("unknown shell %q (want bash, zsh, fish or powershell)", args[0])
-		},
-	}
 }
