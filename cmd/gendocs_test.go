@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra/doc"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/man and docs/completions from the commands")
+var update = flag.Bool("update", false, "rewrite docs/man, docs/completions and docs/behaviour from the commands and checks")
 
 // docsDir is the repository's docs folder, seen from this package.
 const docsDir = "../docs"
@@ -23,14 +23,15 @@ const docsDir = "../docs"
 // function of the commands alone; move it forward with a release.
 var manDate = time.Date(2026, time.December, 1, 0, 0, 0, 0, time.UTC)
 
-// TestGeneratedDocs keeps the man pages (docs/man) and the shell completion
-// scripts (docs/completions) generated from the command tree: it fails when
-// a command, flag or help text changed and they were not regenerated with
+// TestGeneratedDocs keeps the man pages (docs/man), the shell completion
+// scripts (docs/completions) and the rule pages (docs/behaviour) generated
+// from the command tree and the check catalogue: it fails when a command,
+// flag, help text or check changed and they were not regenerated with
 //
 //	go test ./cmd -run TestGeneratedDocs -update
 func TestGeneratedDocs(t *testing.T) {
 	want := generatedDocs(t)
-	for _, sub := range []string{"man", "completions"} {
+	for _, sub := range []string{"man", "completions", "behaviour"} {
 		dir := filepath.Join(docsDir, sub)
 		if *update {
 			if err := os.RemoveAll(dir); err != nil {
@@ -67,11 +68,11 @@ func TestGeneratedDocs(t *testing.T) {
 	}
 }
 
-// generatedDocs renders every man page and completion script, by path
-// under docs/.
+// generatedDocs renders every man page, completion script and rule page,
+// by path under docs/.
 func generatedDocs(t *testing.T) map[string][]byte {
 	t.Helper()
-	out := map[string][]byte{}
+	out := behaviourPages(t)
 	root := newRootCmd(&app{streams: streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, getenv: func(string) string { return "" }})
 	for name, gen := range map[string]func(w io.Writer) error{
 		"openclaw-doctor.bash": func(w io.Writer) error { return root.GenBashCompletionV2(w, true) },
