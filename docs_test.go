@@ -47,7 +47,7 @@ func TestDocExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, n, err := runConsoleBlocks(t, doc, string(src))
+		out, n, stale, err := runConsoleBlocks(t, string(src))
 		if err != nil {
 			t.Errorf("%s: %v", doc, err)
 			continue
@@ -62,7 +62,9 @@ func TestDocExamples(t *testing.T) {
 			}
 			continue
 		}
-		t.Errorf("%s: a console block's output differs from the program's (run go test . -run TestDocExamples -update):\n%s", doc, firstDifference(string(src), out))
+		for _, b := range stale {
+			t.Errorf("%s:%d: the console block shows another output than the program prints (run go test . -run TestDocExamples -update)", doc, b)
+		}
 	}
 	if blocks == 0 {
 		t.Fatal("no console blocks found in README.md and docs/")
@@ -82,13 +84,13 @@ func docFiles() ([]string, error) {
 }
 
 // runConsoleBlocks returns src with the output of every console block's
-// commands replaced by what they print now, and the number of blocks.
-func runConsoleBlocks(t *testing.T, doc, src string) (string, int, error) {
+// commands replaced by what they print now, the number of blocks, and the
+// lines where the blocks whose output changed start.
+func runConsoleBlocks(t *testing.T, src string) (out string, blocks int, stale []int, err error) {
 	lines := strings.SplitAfter(src, "\n")
-	var out strings.Builder
-	blocks := 0
+	var b strings.Builder
 	for i := 0; i < len(lines); i++ {
-		out.WriteString(lines[i])
+		b.WriteString(lines[i])
 		if strings.TrimRight(lines[i], "\n") != consoleFence {
 			continue
 		}
@@ -99,16 +101,19 @@ func runConsoleBlocks(t *testing.T, doc, src string) (string, int, error) {
 			end++
 		}
 		if end == len(lines) {
-			return "", 0, fmt.Errorf("line %d: console block not closed", i+1)
+			return "", 0, nil, fmt.Errorf("line %d: console block not closed", i+1)
 		}
 		body, err := runConsoleBlock(t, lines[start:end])
 		if err != nil {
-			return "", 0, fmt.Errorf("line %d: %w", i+1, err)
+			return "", 0, nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
-		out.WriteString(body)
+		if body != strings.Join(lines[start:end], "") {
+			stale = append(stale, i+1)
+		}
+		b.WriteString(body)
 		i = end - 1
 	}
-	return out.String(), blocks, nil
+	return b.String(), blocks, stale, nil
 }
 
 // runConsoleBlock runs the "$ " commands of one block, in order, in one
@@ -192,22 +197,4 @@ func runDocCommand(work, cmdline string) (string, error) {
 		data = append(data, '\n')
 	}
 	return string(data), nil
-}
-
-// firstDifference shows the first line where want and got differ.
-func firstDifference(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d: the doc shows %q, the program prints %q", i+1, wl, gl)
-		}
-	}
-	return "no difference"
 }
