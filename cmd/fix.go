@@ -97,8 +97,8 @@ func newFixCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "fix [FILE|DIR|-]...",
 		Aliases: []string{"repair"},
-		Short: "Repair session files on disk exactly as OpenClaw does",
-		Long:  fixLong,
+		Short:   "Repair session files on disk exactly as OpenClaw does",
+		Long:    fixLong,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			if f := a.settings.Format; f != "" {
@@ -285,9 +285,9 @@ type fixRun struct {
 	lostFound *repair.LostFound // nil: no record (--no-lost-found, --dry-run)
 	tally     report.FixTally
 	files     []report.FixFile
-	failed   int // files that could not be repaired
-	unread   int // files that could not be read at all
-	changing int // dry run: files that would change
+	failed    int // files that could not be repaired
+	unread    int // files that could not be read at all
+	changing  int // dry run: files that would change
 }
 
 func (r *fixRun) file(path string) {
