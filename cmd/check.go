@@ -222,6 +222,9 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 		omitted := report.ShownOmitted(res.Omitted, r.threshold)
 		sum.Count(fs)
 		sum.CountOmitted(omitted)
+		if r.app.ui.Quiet { // counted above; printed only when they are errors
+			fs, omitted = report.Shown(fs, check.Error), report.ShownOmitted(omitted, check.Error)
+		}
 		r.provider.printFindings(text, i, d.Inputs[i], res.Path, fs, omitted, r.limit)
 	}
 	if err := ctx.Err(); err != nil {

@@ -38,6 +38,10 @@ type LostFound struct {
 	Now func() time.Time
 }
 
+// ReasonLostFoundFailed starts the reason of a repair refused because its
+// lost-and-found record could not be written.
+const ReasonLostFoundFailed = "repair failed: lost-and-found: "
+
 // LostFoundFormat is the format version in a record's first line.
 const LostFoundFormat = 1
 

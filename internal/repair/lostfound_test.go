@@ -210,7 +210,7 @@ func TestLostFoundFailureLeavesSessionAlone(t *testing.T) {
 			home := filepath.Join(t.TempDir(), "home")
 			tc.setup(t, home)
 			res, err := RepairFile(path, Options{LostFound: &LostFound{Home: home}})
-			if err == nil || res.Repaired || !strings.HasPrefix(res.Reason, "repair failed: lost-and-found: ") {
+			if err == nil || res.Repaired || !strings.HasPrefix(res.Reason, ReasonLostFoundFailed) {
 				t.Fatalf("err %v, result %+v: want a failed repair naming the lost-and-found", err, res)
 			}
 			if got, _ := os.ReadFile(path); !bytes.Equal(got, input) {

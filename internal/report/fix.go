@@ -46,6 +46,9 @@ func FixText(out, errOut io.Writer, o FixOutcome) {
 		fmt.Fprintf(out, "%s: not repaired: %s (not a file: an SQLite transcript marker of OpenClaw 2026.9+; fix repairs JSONL files)\n", res.Path, res.Reason)
 	case res.Reason != "":
 		fmt.Fprintf(out, "%s: not repaired: %s\n", res.Path, res.Reason)
+		if strings.HasPrefix(res.Reason, repair.ReasonLostFoundFailed) {
+			fmt.Fprintf(out, "hint: make the folder writable, or repair without saving the removed lines (--no-lost-found)\n")
+		}
 		if res.Reason == repair.ReasonInvalidHeader && res.Plan.FirstEntryLine > 0 {
 			fmt.Fprintf(out, "  line %d: the first entry is not a session header\n", res.Plan.FirstEntryLine)
 		}
