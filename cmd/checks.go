@@ -15,7 +15,6 @@ take. --format json adds each check's fix hint.
 ` + exitStatusHelp
 
 func newChecksCmd(a *app) *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "checks",
 		Short: "List every check id with its severity",
@@ -23,9 +22,6 @@ func newChecksCmd(a *app) *cobra.Command {
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			format := a.settings.Format
-			if asJSON {
-				format = "json"
-			}
 			switch format {
 			case "", "text":
 				return report.ChecksText(a.Out, check.All())
@@ -36,6 +32,6 @@ func newChecksCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().String("format", "text", "output format: text or json")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "same as --format json")
+	addJSONFlag(cmd.Flags())
 	return cmd
 }
