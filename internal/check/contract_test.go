@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +21,12 @@ import (
 // finding only a person can repair remains.
 func TestExitContract(t *testing.T) {
 	ctx := context.Background()
-	for _, path := range sessiontest.ConformanceCases(t) {
+	// -short keeps every third case and those the contract hinges on: a
+	// rejection left after fix, and the by-hand findings.
+	keep := func(path string) bool {
+		return strings.Contains(path, "duplicates") || strings.Contains(path, "header") || strings.Contains(path, "empty")
+	}
+	for _, path := range sessiontest.ShortSample(sessiontest.ConformanceCases(t), 3, keep) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			fixed := fixedBytes(t, path)
 			res := Run(ctx, bytes.NewReader(fixed), path, int64(len(fixed)), Selection{}, Options{})
