@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 )
 
 func newCompletionCmd(a *app) *cobra.Command {
@@ -100,21 +101,14 @@ func listValues(values func(*cobra.Command) []string) cobra.CompletionFunc {
 	}
 }
 
-// providerValues are the provider ids of check --provider all's targets,
-// and, for check, "all".
+// providerValues are the providers the replay knows (the list an unknown
+// --provider's warning prints), and, for check, "all".
 func providerValues(c *cobra.Command) []string {
 	var out []string
 	if c.Name() == "check" {
 		out = append(out, check.ProviderAll+"\tevery provider family, as a matrix")
 	}
-	seen := map[string]bool{}
-	for _, t := range check.MatrixTargets() {
-		if p := t.Target.Provider; !seen[p] && p != "custom" {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
+	return append(out, hygiene.KnownProviders()...)
 }
 
 // checkIDValues are every check id, described by its severity.
