@@ -166,3 +166,43 @@ func TestReplaySessionShares(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSameReplays replays arbitrary session files (seeded with the
+// conformance cases) for every pair of targets the input picks: when the
+// two have one replayKey, their replays are alike.
+func FuzzSameReplays(f *testing.F) {
+	for i, c := range sessiontest.ConformanceCases(f) {
+		if data, err := os.ReadFile(c); err == nil && len(data) < 64<<10 {
+			f.Add(data, uint8(i), uint8(i/3))
+		}
+	}
+	targets := []Target{
+		{Provider: "google", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro"},
+		{Provider: "google-gemini-cli", ModelAPI: "google-gemini-cli", ModelID: "gemini-3-pro-preview"},
+		{Provider: "google-antigravity", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro"},
+		{Provider: "openai-codex", ModelAPI: "openai-chatgpt-responses", ModelID: "gpt-5.5"},
+		{Provider: "xai", ModelAPI: "openai-responses", ModelID: "grok-4"},
+		{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "mistral-large-latest"},
+		{Provider: "openrouter", ModelAPI: "openai-completions", ModelID: "mistralai/mistral-large"},
+		{Provider: "openrouter", ModelAPI: "openai-completions", ModelID: "anthropic/claude-sonnet-4.5"},
+		{Provider: "custom", ModelAPI: "custom-api", ModelID: "custom-model"},
+		{Provider: "anthropic-vertex", ModelAPI: "openai-completions", ModelID: "gpt-4.1"},
+		{Provider: "acme", ModelAPI: "openai-completions", ModelID: "gpt-4.1"},
+	}
+	f.Fuzz(func(t *testing.T, data []byte, a, b uint8) {
+		ctx, err := session.ReadContext(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		ra, rb := replayTestRun(targets[int(a)%len(targets)]), replayTestRun(targets[int(b)%len(targets)])
+		if keyOf(ra.Config, ctx.ModelSnapshot) != keyOf(rb.Config, ctx.ModelSnapshot) {
+			return
+		}
+		wantMsgs, wantErr := replayCopy(ra, ctx)
+		gotMsgs, gotErr := replayCopy(rb, ctx)
+		if d := diffMessages(gotMsgs, wantMsgs); d != "" || !reflect.DeepEqual(gotErr, wantErr) || !reflect.DeepEqual(rb.Changes, ra.Changes) {
+			t.Fatalf("%s and %s replay unlike: %s (errors %v, %v; %d and %d changes)",
+				rb.Target.Provider, ra.Target.Provider, d, gotErr, wantErr, len(rb.Changes), len(ra.Changes))
+		}
+	})
+}
