@@ -12,6 +12,23 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
+// alikeTargets are targets of which some pairs replay alike (their
+// policies are one, and so are their answers to the rest of replayKey) and
+// some differ only in what replayKey holds besides the policy.
+var alikeTargets = []Target{
+	{Provider: "google", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro"},
+	{Provider: "google-gemini-cli", ModelAPI: "google-gemini-cli", ModelID: "gemini-3-pro-preview"},
+	{Provider: "google-antigravity", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro"},
+	{Provider: "openai-codex", ModelAPI: "openai-chatgpt-responses", ModelID: "gpt-5.5"},
+	{Provider: "xai", ModelAPI: "openai-responses", ModelID: "grok-4"},
+	{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "mistral-large-latest"},
+	{Provider: "openrouter", ModelAPI: "openai-completions", ModelID: "mistralai/mistral-large"},
+	{Provider: "openrouter", ModelAPI: "openai-completions", ModelID: "anthropic/claude-sonnet-4.5"},
+	{Provider: "custom", ModelAPI: "custom-api", ModelID: "custom-model"},
+	{Provider: "anthropic-vertex", ModelAPI: "openai-completions", ModelID: "gpt-4.1"},
+	{Provider: "acme", ModelAPI: "openai-completions", ModelID: "gpt-4.1"},
+}
+
 // keyTargets are the conformance targets and a few that test the rest of
 // replayKey: provider hooks, signed-thinking providers, image limits.
 func keyTargets(t *testing.T) []Target {
@@ -19,16 +36,14 @@ func keyTargets(t *testing.T) []Target {
 	for _, ct := range readConformanceTargets(t) {
 		out = append(out, ct.Target)
 	}
+	out = append(out, alikeTargets...)
 	return append(out,
 		Target{Provider: "github-copilot", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"},
 		Target{Provider: "github-copilot", ModelAPI: "openai-completions", ModelID: "gpt-4.1"},
 		Target{Provider: "clawrouter", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro"},
 		Target{Provider: "google-vertex", ModelAPI: "google-vertex", ModelID: "gemini-2.5-pro"},
-		Target{Provider: "google-antigravity", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro"},
 		Target{Provider: "anthropic-vertex", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"},
 		Target{Provider: "acme", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"},
-		Target{Provider: "anthropic-vertex", ModelAPI: "openai-completions", ModelID: "gpt-4.1"},
-		Target{Provider: "acme", ModelAPI: "openai-completions", ModelID: "gpt-4.1"},
 		Target{Provider: "google", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro", ImageMaxDimensionPx: 800},
 		Target{Provider: "google", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro", ImageMaxDimensionPx: 1200},
 	)
@@ -131,13 +146,7 @@ func TestReplayKeySeparates(t *testing.T) {
 // TestReplaySessionShares: ReplaySession over configs of which some replay
 // alike hands every run what replaying its config alone hands it.
 func TestReplaySessionShares(t *testing.T) {
-	targets := []Target{
-		{Provider: "google", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro"},
-		{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"},
-		{Provider: "google-gemini-cli", ModelAPI: "google-gemini-cli", ModelID: "gemini-3-pro-preview"},
-		{Provider: "openai-codex", ModelAPI: "openai-chatgpt-responses", ModelID: "gpt-5.5"},
-		{Provider: "xai", ModelAPI: "openai-responses", ModelID: "grok-4"},
-	}
+	targets := append([]Target{{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"}}, alikeTargets[:5]...)
 	for _, damage := range []string{"", sessiontest.CallWithoutInput, sessiontest.LateResult} {
 		data := sessiontest.Long(damage)
 		all := replaySessionOf(t, context.Background(), data, targets)
@@ -176,25 +185,12 @@ func FuzzSameReplays(f *testing.F) {
 			f.Add(data, uint8(i), uint8(i/3))
 		}
 	}
-	targets := []Target{
-		{Provider: "google", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro"},
-		{Provider: "google-gemini-cli", ModelAPI: "google-gemini-cli", ModelID: "gemini-3-pro-preview"},
-		{Provider: "google-antigravity", ModelAPI: "google-generative-ai", ModelID: "gemini-2.5-pro"},
-		{Provider: "openai-codex", ModelAPI: "openai-chatgpt-responses", ModelID: "gpt-5.5"},
-		{Provider: "xai", ModelAPI: "openai-responses", ModelID: "grok-4"},
-		{Provider: "mistral", ModelAPI: "openai-completions", ModelID: "mistral-large-latest"},
-		{Provider: "openrouter", ModelAPI: "openai-completions", ModelID: "mistralai/mistral-large"},
-		{Provider: "openrouter", ModelAPI: "openai-completions", ModelID: "anthropic/claude-sonnet-4.5"},
-		{Provider: "custom", ModelAPI: "custom-api", ModelID: "custom-model"},
-		{Provider: "anthropic-vertex", ModelAPI: "openai-completions", ModelID: "gpt-4.1"},
-		{Provider: "acme", ModelAPI: "openai-completions", ModelID: "gpt-4.1"},
-	}
 	f.Fuzz(func(t *testing.T, data []byte, a, b uint8) {
 		ctx, err := session.ReadContext(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
-		ra, rb := replayTestRun(targets[int(a)%len(targets)]), replayTestRun(targets[int(b)%len(targets)])
+		ra, rb := replayTestRun(alikeTargets[int(a)%len(alikeTargets)]), replayTestRun(alikeTargets[int(b)%len(alikeTargets)])
 		if keyOf(ra.Config, ctx.ModelSnapshot) != keyOf(rb.Config, ctx.ModelSnapshot) {
 			return
 		}
