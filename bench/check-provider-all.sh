@@ -84,7 +84,7 @@ measure() { # FILE
 		echo "  $name run $i: all $(tail -n 1 "$all"), one $(tail -n 1 "$one") (wall s, CPU s, RSS KiB)" >&2
 	done
 	if [[ -n $old ]]; then bench_compare "check --provider all $name" "$prev" "$all"; fi
-	awk -v name="$name" -v size="$(stat -c %s "$file")" -v n="$runs" \
+	awk -v name="$name" -v size="$(stat -L -c %s "$file")" -v n="$runs" \
 		-v aw="$(bench_median "$all" 1)" -v ac="$(bench_median "$all" 2)" -v ar="$(sort -n -k3 "$all" | tail -n 1 | cut -d' ' -f3)" \
 		-v ow="$(bench_median "$one" 1)" -v oc="$(bench_median "$one" 2)" 'BEGIN {
 		wall = aw / ow; cpu = ac / oc; rss = ar * 1024 / size
