@@ -19,6 +19,7 @@ type checkOptions struct {
 	Only, Skip     []string
 	Paths          []string
 	All            bool
+	list           bool // --list: print the check catalogue instead of checking
 	provider       providerFlags
 	session, agent string // --session, --agent: one store session
 }
@@ -101,6 +102,12 @@ func newCheckCmd(a *app) *cobra.Command {
 		Short: "Report what is wrong with session files, without changing them",
 		Long:  checkLong,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.list {
+				if len(args) > 0 {
+					return usageErrorf("check --list takes no FILE or DIR")
+				}
+				return listChecks(a, "check --list")
+			}
 			opts.Paths = args
 			if err := opts.provider.validate(); err != nil {
 				return err
@@ -109,6 +116,7 @@ func newCheckCmd(a *app) *cobra.Command {
 		},
 	}
 	opts.addFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&opts.list, "list", false, "list every check id with its severity and what it finds (as the checks command), then exit")
 	return cmd
 }
 

@@ -20,18 +20,22 @@ func newChecksCmd(a *app) *cobra.Command {
 		Short: "List every check id with its severity",
 		Long:  checksLong,
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format := a.settings.Format
-			switch format {
-			case "", "text":
-				return report.ChecksText(a.Out, check.All())
-			case "json":
-				return report.ChecksJSON(a.Out, check.All())
-			}
-			return usageErrorf("checks: --format must be text or json, not %q", format)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return listChecks(a, "checks") },
 	}
 	cmd.Flags().String("format", "text", "output format: text or json")
 	addJSONFlag(cmd.Flags())
 	return cmd
+}
+
+// listChecks prints the check catalogue in the configured format; it serves
+// both the checks command and check --list.
+func listChecks(a *app, command string) error {
+	switch format := a.settings.Format; format {
+	case "", "text":
+		return report.ChecksText(a.Out, check.All())
+	case "json":
+		return report.ChecksJSON(a.Out, check.All())
+	default:
+		return usageErrorf("%s: --format must be text or json, not %q", command, format)
+	}
 }
