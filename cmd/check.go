@@ -207,6 +207,9 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 	for res := range check.InOrder(len(d.Inputs), func(i int) check.Result {
 		return r.provider.add(ctx, i, d.Inputs[i], r.checkOne(ctx, d.Inputs[i]))
 	}) {
+		if ctx.Err() != nil {
+			break // interrupted: a read cut short by the signal is no finding
+		}
 		i++
 		if !res.Unreadable {
 			readable++
