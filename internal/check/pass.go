@@ -90,9 +90,12 @@ func (p *pass) batch(o *lineFacts) {
 // sizeTree reserves the tree's nodes and the pairing's ids once, after the
 // first batch, from the lines (and ids) per byte seen so far: growing step
 // by step would copy them some twenty times into fresh memory on a large
-// file. The estimate is capped at a node per minLineBytes of input.
+// file. The estimate is capped at a node per minLineBytes of input, and
+// waits for sizeSampleBytes of lines: a header followed by one huge line
+// would otherwise reserve a node per 64 bytes of that line (61 MB for a
+// 100 MB line).
 func (p *pass) sizeTree() {
-	if p.grown || p.size <= p.bytes || p.bytes == 0 {
+	if p.grown || p.size <= p.bytes || p.bytes < sizeSampleBytes {
 		return
 	}
 	p.grown = true
@@ -101,6 +104,9 @@ func (p *pass) sizeTree() {
 	p.tree.Grow(int(estimate))
 	p.pairs.reserve(len(p.pairs.seen) + int(float64(len(p.pairs.seen))*estimate/float64(p.lines)))
 }
+
+// sizeSampleBytes is the input sizeTree's estimate needs.
+const sizeSampleBytes = 256 << 10
 
 // minLineBytes bounds sizeTree's estimate: transcript lines are rarely
 // this short.

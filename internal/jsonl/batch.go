@@ -312,16 +312,17 @@ func recycle[T any](b *Batch[T], free chan *Batch[T]) {
 	}
 }
 
-// dropHuge drops b's buffer when a long line grew it past keptBatchBytes,
-// handing its memory back (see releaseOutgrown), and reports whether it
-// did: the next stage (a second pass, the next file) then starts without
+// dropHuge drops b's buffer (and its Out) when a long line grew it past
+// keptBatchBytes, handing its memory back (see releaseOutgrown), and
+// reports whether it did: the next stage (a second pass, the next file) then starts without
 // it.
 func dropHuge[T any](b *Batch[T]) bool {
 	n := cap(b.data)
 	if n <= keptBatchBytes {
 		return false
 	}
-	b.data = nil
+	var zero T
+	b.data, b.Out = nil, zero // Out may hold pieces of the lines
 	releaseOutgrown(n)
 	return true
 }
