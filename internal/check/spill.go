@@ -103,7 +103,7 @@ func (s *spill) add(fs []Finding, first int, fixable bool) {
 // its id, entry id, message and hint, each with its length.
 func appendRecord(b []byte, r *record) []byte {
 	b = binary.AppendVarint(b, int64(r.index))
-	b = binary.AppendUvarint(b, uint64(r.Line))
+	b = binary.AppendVarint(b, int64(r.Line))
 	b = binary.AppendVarint(b, int64(r.Severity))
 	fixable := byte(0)
 	if r.Fixable {
@@ -120,18 +120,15 @@ func appendRecord(b []byte, r *record) []byte {
 // readRecord decodes the next record of br into r (path is every
 // finding's path).
 func readRecord(br *bufio.Reader, path string, r *record) error {
-	index, err := binary.ReadVarint(br)
-	if err != nil {
-		return err
+	var nums [3]int64 // index, line, severity
+	for i := range nums {
+		n, err := binary.ReadVarint(br)
+		if err != nil {
+			return err
+		}
+		nums[i] = n
 	}
-	line, err := binary.ReadUvarint(br)
-	if err != nil {
-		return err
-	}
-	sev, err := binary.ReadVarint(br)
-	if err != nil {
-		return err
-	}
+	index, line, sev := nums[0], nums[1], nums[2]
 	fixable, err := br.ReadByte()
 	if err != nil {
 		return err
