@@ -21,6 +21,9 @@ type Result struct {
 	// Unreadable reports that the file could not be read at all (its only
 	// finding is then an [Unreadable] one).
 	Unreadable bool
+	// NotTranscript reports a file that is not a session transcript
+	// ([NonTranscript]): it was not read, and is not replayed.
+	NotTranscript bool
 	// Omitted counts, per check id, the findings left out by
 	// [Options.Limit] (nil when none were).
 	Omitted map[ID]int
@@ -28,6 +31,27 @@ type Result struct {
 	// [Options.SpillAbove], merged with those held at the end (nil when
 	// none moved).
 	spilled iter.Seq[Finding]
+}
+
+// Prepend puts fs before the result's findings (spilled ones included).
+func (r *Result) Prepend(fs []Finding) {
+	if r.spilled == nil {
+		r.Findings = append(fs, r.Findings...)
+		return
+	}
+	spilled := r.spilled
+	r.spilled = func(yield func(Finding) bool) {
+		for _, f := range fs {
+			if !yield(f) {
+				return
+			}
+		}
+		for f := range spilled {
+			if !yield(f) {
+				return
+			}
+		}
+	}
 }
 
 // All yields the result's findings in order: with [Options.SpillAbove]
