@@ -52,6 +52,51 @@ func TestSignalEndsABlockedOpen(t *testing.T) {
 	}
 }
 
+// TestSignalDuringAPipeReadSaysOnlyInterrupted: SIGINT or SIGTERM while a
+// command reads a named pipe that keeps delivering lines ends it with exit
+// 130 and "interrupted" alone: the read the signal cut short (an "i/o
+// timeout" underneath) is not reported as a finding or an error.
+func TestSignalDuringAPipeReadSaysOnlyInterrupted(t *testing.T) {
+	bin := doctorCommand(t)
+	commands := [][]string{
+		{"check"},
+		{"check", "--format", "json"},
+		{"check", "--provider", "all"},
+		{"fix", "--stdout"},
+		{"replay", "--provider", "anthropic"},
+	}
+	for i, args := range commands {
+		sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}[i%2]
+		t.Run(strings.Join(args, " ")+" "+sig.String(), func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "pipe.jsonl")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("cannot make a FIFO: %v", err)
+			}
+			go feedPipe(fifo) // ends when the command closes its end
+			r, _ := signalWhileBlocked(t, bin, sig, append(args, fifo)...)
+			if r.code != 130 || r.stderr != "openclaw-doctor: interrupted\n" || strings.Contains(r.stdout, "timeout") {
+				t.Errorf("exit %d, want 130 and \"interrupted\" alone\nstdout: %.500s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// feedPipe writes malformed lines to the FIFO at path until its reader
+// goes away.
+func feedPipe(path string) {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	chunk := []byte(strings.Repeat("{\"type\":\"message\",\"id\":\n", 4096))
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			return
+		}
+	}
+}
+
 // signalWhileBlocked starts the command, lets it block, signals it and
 // returns how it ended and how long after the signal. A signal that came
 // before the command could catch it (it then dies of it) is retried with a

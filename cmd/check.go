@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -126,10 +127,14 @@ const textLimit = 20
 
 // checkRun holds what one invocation needs while files are checked.
 type checkRun struct {
-	limit     int // findings of one id printed per file (0: all)
-	app       *app
-	sel       check.Selection
-	opts      check.Options
+	limit int // findings of one id printed per file (0: all)
+	app   *app
+	sel   check.Selection
+	opts  check.Options
+	// fileOpts are opts for the line pass of a file, a pipe or standard
+	// input: with --format json, a file's findings beyond
+	// spillFindingsAbove wait in a temp file, not in memory.
+	fileOpts  check.Options
 	threshold check.Severity
 	json      bool
 	provider  *providerRun // check --provider; nil without it
@@ -192,8 +197,18 @@ func newCheckRun(a *app, o *checkOptions) (*checkRun, error) {
 		r.limit = textLimit
 		r.opts.Limit = textLimit
 	}
+	r.fileOpts = r.opts
+	if r.json {
+		r.fileOpts.SpillAbove = spillFindingsAbove
+	}
 	return r, nil
 }
+
+// spillFindingsAbove is the number of findings of one file `check --format
+// json` holds in memory (a few MiB of them) before it moves them to a temp
+// file: a file of millions of malformed lines has millions of findings,
+// all in the document.
+var spillFindingsAbove = 1 << 16 // tests lower it
 
 // knownCheckIDs refuses an unknown id in --only or --skip, naming the
 // nearest known one.
@@ -239,14 +254,16 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 	for res := range check.InOrder(len(d.Inputs), func(i int) check.Result {
 		return r.provider.add(ctx, i, d.Inputs[i], r.checkOne(ctx, d.Inputs[i]))
 	}) {
+		if ctx.Err() != nil {
+			break // interrupted: a read cut short by the signal is no finding
+		}
 		i++
 		if !res.Unreadable {
 			readable++
 		}
 		if r.json { // the stream applies the threshold: no copy of a file's findings
-			sum.Count(res.Findings)
 			sum.CountOmitted(report.ShownOmitted(res.Omitted, r.threshold))
-			js.add(res.Findings, !res.Unreadable, r.threshold)
+			js.add(&sum, res.All(), !res.Unreadable, r.threshold)
 			continue
 		}
 		fs := report.Shown(res.Findings, r.threshold)
@@ -290,9 +307,12 @@ type jsonOutput struct {
 	open   bool            // a file was read: findings go to the stream
 }
 
-func (j *jsonOutput) add(fs []check.Finding, readable bool, threshold check.Severity) {
+func (j *jsonOutput) add(sum *report.Summary, fs iter.Seq[check.Finding], readable bool, threshold check.Severity) {
 	if !j.open && !readable {
-		j.held = append(j.held, report.Shown(fs, threshold)...)
+		for f := range fs {
+			sum.Count([]check.Finding{f})
+			j.held = append(j.held, report.Shown([]check.Finding{f}, threshold)...)
+		}
 		return
 	}
 	if !j.open {
@@ -300,7 +320,11 @@ func (j *jsonOutput) add(fs []check.Finding, readable bool, threshold check.Seve
 		j.stream.Add(j.held)
 		j.held = nil
 	}
-	j.stream.Add(fs)
+	for f := range fs {
+		one := []check.Finding{f}
+		sum.Count(one)
+		j.stream.Add(one)
+	}
 }
 
 // noInput ends a run where nothing could be read (exit 2). The JSON
@@ -325,13 +349,13 @@ func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
 		return check.Result{Path: in.Path}
 	}
 	if in.Stdin {
-		return check.Run(ctx, r.app.In, "-", -1, r.sel, r.opts)
+		return check.Run(ctx, r.app.In, "-", -1, r.sel, r.fileOpts)
 	}
 	if in.Store != nil {
 		return r.checkStore(ctx, in.Store)
 	}
 	if f := r.provider.spooled(in.Path); f != nil { // a pipe, read twice
-		return check.Run(ctx, io.NewSectionReader(f, 0, 1<<62), in.Path, -1, r.sel, r.opts)
+		return check.Run(ctx, io.NewSectionReader(f, 0, 1<<62), in.Path, -1, r.sel, r.fileOpts)
 	}
 	if note, ok := check.NonTranscript(in.Path); ok {
 		res := check.Result{Path: in.Path, NotTranscript: true}
@@ -349,13 +373,13 @@ func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		size = fi.Size()
 	}
-	res := check.Run(ctx, f, in.Path, size, r.sel, r.opts)
+	res := check.Run(ctx, f, in.Path, size, r.sel, r.fileOpts)
 	notes := check.SideNotes(in.Path, r.sel)
 	if note, ok := check.BackupNote(in.Path, r.sel); ok {
 		notes = []check.Finding{note} // a backup's own lock and backups are no session's
 	}
 	if len(notes) > 0 && !res.Unreadable {
-		res.Findings = append(notes, res.Findings...)
+		res.Prepend(notes)
 	}
 	return res
 }

@@ -140,6 +140,9 @@ type cancelReader struct {
 	pending chan readResult
 }
 
+// cancelReadBytes bounds one read of a cancelReader.
+const cancelReadBytes = 1 << 20
+
 type readResult struct {
 	n   int
 	err error
@@ -152,10 +155,13 @@ func (c *cancelReader) Read(p []byte) (int, error) {
 	if c.pending != nil {
 		return 0, errors.New("standard input: an earlier read was abandoned")
 	}
-	if cap(c.buf) < len(p) {
-		c.buf = make([]byte, len(p))
+	// At most cancelReadBytes at a time: a reader filling a huge line's
+	// buffer must not get a second buffer of that size here.
+	n := min(len(p), cancelReadBytes)
+	if cap(c.buf) < n {
+		c.buf = make([]byte, n)
 	}
-	buf := c.buf[:len(p)]
+	buf := c.buf[:n]
 	done := make(chan readResult, 1)
 	go func() {
 		n, err := c.r.Read(buf)

@@ -68,6 +68,13 @@ type app struct {
 
 // Main runs openclaw-doctor with the process's arguments and streams and
 // returns the exit status.
+//
+// SIGINT and SIGTERM are caught from its first statement on (exit 130). A
+// signal that arrives earlier, in the few milliseconds the Go runtime and
+// the packages' initialisation take, meets the system's default action:
+// the process dies of it, and a shell reports 130 for SIGINT but 143 for
+// SIGTERM. No handler can be installed before that point; a caller that
+// sends SIGTERM right after starting the command sees 143.
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -3,6 +3,8 @@
 //	hostilegen turn N FILE      one assistant turn with N tool calls, each answered
 //	hostilegen turn-bare N FILE the same turn without results
 //	hostilegen dropped N FILE   a header, N malformed lines and a user message
+//	hostilegen huge N FILE      a user message whose text is N bytes long
+//	hostilegen huge-bad N FILE  the same line cut short: N bytes of malformed JSON
 //
 // It is a thin wrapper over internal/sessiontest's writers.
 package main
@@ -17,7 +19,7 @@ import (
 
 func main() {
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: hostilegen turn|turn-bare|dropped N FILE")
+		fmt.Fprintln(os.Stderr, "usage: hostilegen turn|turn-bare|dropped|huge|huge-bad N FILE")
 		os.Exit(2)
 	}
 	n, err := strconv.Atoi(os.Args[2])
@@ -37,6 +39,10 @@ func main() {
 		err = sessiontest.WriteToolTurn(f, n, false)
 	case "dropped":
 		err = sessiontest.WriteDropped(f, n)
+	case "huge":
+		err = sessiontest.WriteHugeLine(f, n, false)
+	case "huge-bad":
+		err = sessiontest.WriteHugeLine(f, n, true)
 	default:
 		err = fmt.Errorf("unknown shape %q", os.Args[1])
 	}

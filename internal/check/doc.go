@@ -19,7 +19,10 @@
 //     pairing. Lines are read once into batches of about 1 MiB
 //     ([jsonl.RunBatches]). Memory is bounded by a few batches, the
 //     longest line, and the ids the tree and the pairing keep; never by the
-//     file.
+//     file. The findings are held until the end of the file (they are
+//     sorted there), unless [Options.SpillAbove] bounds them: past it they
+//     wait in an unlinked temp file in sorted runs, merged back in the same
+//     order by [Result.All].
 //   - Inline and parallel runs report the same findings in the same order.
 //
 // What only a provider-specific replay reveals (tool id formats, role

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 )
@@ -36,6 +35,11 @@ type Options struct {
 	// Workers bounds the goroutines that parse one large file (0: the CPU
 	// count). Files smaller than parallelThreshold are parsed inline.
 	Workers int
+	// SpillAbove, when positive, bounds the findings a file's check holds
+	// in memory: past that many, they move to a temp file in sorted runs,
+	// and the result's findings must then be read with [Result.All] (its
+	// Findings holds only what callers append). 0 holds every finding.
+	SpillAbove int
 	// Limit, when positive, keeps at most this many findings of each check
 	// id found line by line (the first ones, in line order) and counts the
 	// rest in [Result.Omitted], so that memory does not grow with a file
@@ -84,7 +88,11 @@ func (s Selection) Enabled(id ID) bool { return s.enabled == nil || s.enabled[id
 // that add their own.
 func SortFindings(fs []Finding) { sortFindings(fs) }
 
-func sortFindings(fs []Finding) {
+func sortFindings(fs []Finding) { slices.SortStableFunc(fs, compareFindings) }
+
+// findingRank is each check's place in the catalogues (store checks after
+// transcript checks), the second key of the findings' order.
+var findingRank = func() map[ID]int {
 	rank := map[ID]int{}
 	for i, c := range Catalogue {
 		rank[c.ID] = i
@@ -92,10 +100,5 @@ func sortFindings(fs []Finding) {
 	for i, c := range StoreCatalogue {
 		rank[c.ID] = len(Catalogue) + i
 	}
-	slices.SortStableFunc(fs, func(a, b Finding) int {
-		if c := cmp.Compare(a.Line, b.Line); c != 0 {
-			return c
-		}
-		return cmp.Compare(rank[a.ID], rank[b.ID])
-	})
-}
+	return rank
+}()

@@ -53,6 +53,16 @@ type pass struct {
 	kept      map[ID]int
 	omitted   map[ID]int
 	finishing bool
+
+	// spillAbove is Options.SpillAbove; spill holds the findings moved out
+	// of memory (nil until the first move), spilled counts those of
+	// findings (the index of findings[0] in the order found), and
+	// fixableStart is where the fixable list starts in findings once the
+	// end of the file appended it (see spill.go).
+	spillAbove   int
+	spill        *spill
+	spilled      int
+	fixableStart int
 }
 
 // bigImage is an image over 2000 px a side, kept until the end of the file
@@ -61,7 +71,7 @@ type bigImage struct {
 	line    int
 	entryID string
 	side    int
-	finding int // index of its OversizedImage finding in findings, or -1
+	finding int // index of its OversizedImage finding in the order found, or -1
 }
 
 // maxBigImages bounds the images remembered for the many-image check.
@@ -69,7 +79,7 @@ const maxBigImages = 4096
 
 func newPass(path string, size int64, sel Selection, opts Options) *pass {
 	p := &pass{path: path, size: size, sel: sel, maxDim: maxDimension(opts), cls: repair.NewClassifier(), tree: session.NewTree(1024),
-		limit: opts.Limit, kept: map[ID]int{}}
+		limit: opts.Limit, kept: map[ID]int{}, spillAbove: opts.SpillAbove}
 	p.tree.OwnStrings()
 	p.pairs.init()
 	return p
@@ -86,9 +96,12 @@ func (p *pass) batch(o *lineFacts) {
 // sizeTree reserves the tree's nodes and the pairing's ids once, after the
 // first batch, from the lines (and ids) per byte seen so far: growing step
 // by step would copy them some twenty times into fresh memory on a large
-// file. The estimate is capped at a node per minLineBytes of input.
+// file. The estimate is capped at a node per minLineBytes of input, and
+// waits for sizeSampleBytes of lines: a header followed by one huge line
+// would otherwise reserve a node per 64 bytes of that line (61 MB for a
+// 100 MB line).
 func (p *pass) sizeTree() {
-	if p.grown || p.size <= p.bytes || p.bytes == 0 {
+	if p.grown || p.size <= p.bytes || p.bytes < sizeSampleBytes {
 		return
 	}
 	p.grown = true
@@ -97,6 +110,9 @@ func (p *pass) sizeTree() {
 	p.tree.Grow(int(estimate))
 	p.pairs.reserve(len(p.pairs.seen) + int(float64(len(p.pairs.seen))*estimate/float64(p.lines)))
 }
+
+// sizeSampleBytes is the input sizeTree's estimate needs.
+const sizeSampleBytes = 256 << 10
 
 // minLineBytes bounds sizeTree's estimate: transcript lines are rarely
 // this short.
@@ -257,6 +273,10 @@ func (p *pass) earlyExit(plan repair.Plan) {
 		hint = "repair the session header first (fix skips this file until then), then run \"" + FixCommand + "\""
 	}
 	p.findings = slices.Grow(p.findings, len(p.fixable)) // one allocation: a file can hold millions
+	p.fixableStart = len(p.findings)
+	if p.spill != nil {
+		p.spill.fixableHint = hint
+	}
 	for _, f := range p.fixable {
 		if hint != "" {
 			f.Fixable, f.Hint = false, hint
@@ -303,7 +323,33 @@ func (p *pass) add(id ID, line int, entryID, msg string) {
 func (p *pass) addFinding(f Finding) {
 	if p.sel.Enabled(f.ID) && p.keep(f.ID) {
 		p.findings = append(p.findings, f)
+		p.spillIfOver()
 	}
+}
+
+// spillIfOver moves the findings held to the spill file once there are
+// more than spillAbove of them, until the end of the file (whose findings
+// are merged in memory). A spill file that cannot be made leaves them in
+// memory, as without the bound.
+func (p *pass) spillIfOver() {
+	if p.spillAbove <= 0 || p.finishing || len(p.findings)+len(p.fixable) <= p.spillAbove {
+		return
+	}
+	if p.spill == nil {
+		s, err := newSpill()
+		if err != nil {
+			p.spillAbove = 0
+			return
+		}
+		p.spill = s
+	}
+	p.spill.add(p.findings, p.spilled, false)
+	p.spilled += len(p.findings)
+	clear(p.findings)
+	p.findings = p.findings[:0]
+	p.spill.add(p.fixable, 0, true)
+	clear(p.fixable)
+	p.fixable = p.fixable[:0]
 }
 
 // keep reports whether a finding of id found line by line is kept under
@@ -333,6 +379,7 @@ func (p *pass) addFixable(id ID, line int, entryID, msg string) {
 	c := mustLookup(id)
 	p.fixable = append(p.fixable, Finding{ID: id, Severity: c.Severity, Path: p.path, Line: line,
 		EntryID: strings.Clone(entryID), Message: msg, Hint: c.Hint, Fixable: true})
+	p.spillIfOver()
 }
 
 func (p *pass) addFileFinding(id ID, line int, msg string) { p.add(id, line, "", msg) }
@@ -345,7 +392,7 @@ func (p *pass) image(im imageFact, line int, entryID string) {
 	finding := -1
 	if e := media.CheckSize(im.width, im.height, im.bytes, p.maxDim, 0); e&(media.OverMaxSide|media.OverMaxBytes) != 0 {
 		if p.sel.Enabled(OversizedImage) {
-			finding = len(p.findings)
+			finding = p.spilled + len(p.findings)
 		}
 		p.add(OversizedImage, line, entryID, imageMessage(im, e, p.maxDim))
 	}
@@ -370,7 +417,7 @@ func (p *pass) manyImageFindings() {
 			continue
 		}
 		if b.finding >= 0 {
-			p.findings[b.finding].Message += fmt.Sprintf("; it is also over the %d px many-image limit (the session holds %d images)", media.ManyImagesMaxSidePx, p.imageCount)
+			p.note(b.finding, fmt.Sprintf("; it is also over the %d px many-image limit (the session holds %d images)", media.ManyImagesMaxSidePx, p.imageCount))
 		}
 	}
 }
@@ -416,4 +463,17 @@ func nameOr(name string) string {
 		return "no name"
 	}
 	return quote(name)
+}
+
+// note appends text to the message of the finding at index i in the order
+// found, in memory or spilled.
+func (p *pass) note(i int, text string) {
+	if i >= p.spilled {
+		p.findings[i-p.spilled].Message += text
+		return
+	}
+	if p.spill.notes == nil {
+		p.spill.notes = map[int]string{}
+	}
+	p.spill.notes[i] += text
 }

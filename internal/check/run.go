@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"runtime"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -26,6 +27,52 @@ type Result struct {
 	// Omitted counts, per check id, the findings left out by
 	// [Options.Limit] (nil when none were).
 	Omitted map[ID]int
+	// spilled yields the findings moved to a temp file by
+	// [Options.SpillAbove], merged with those held at the end (nil when
+	// none moved).
+	spilled iter.Seq[Finding]
+}
+
+// Prepend puts fs before the result's findings (spilled ones included).
+func (r *Result) Prepend(fs []Finding) {
+	if r.spilled == nil {
+		r.Findings = append(fs, r.Findings...)
+		return
+	}
+	spilled := r.spilled
+	r.spilled = func(yield func(Finding) bool) {
+		for _, f := range fs {
+			if !yield(f) {
+				return
+			}
+		}
+		for f := range spilled {
+			if !yield(f) {
+				return
+			}
+		}
+	}
+}
+
+// All yields the result's findings in order: with [Options.SpillAbove]
+// and a file that passed it, the spilled ones (read back once: All can be
+// ranged over only once then) and then Findings, what callers appended;
+// otherwise Findings.
+func (r *Result) All() iter.Seq[Finding] {
+	return func(yield func(Finding) bool) {
+		if r.spilled != nil {
+			for f := range r.spilled {
+				if !yield(f) {
+					return
+				}
+			}
+		}
+		for _, f := range r.Findings {
+			if !yield(f) {
+				return
+			}
+		}
+	}
 }
 
 // parallelThreshold: smaller files are checked on one goroutine, where
@@ -67,6 +114,9 @@ func Run(ctx context.Context, r io.Reader, path string, size int64, sel Selectio
 	})
 	res := Result{Path: path, Lines: p.lines, Bytes: p.bytes}
 	if ctx.Err() != nil {
+		if p.spill != nil {
+			p.spill.close()
+		}
 		return res // interrupted: the caller discards it
 	}
 	if err != nil {
@@ -79,9 +129,30 @@ func Run(ctx context.Context, r io.Reader, path string, size int64, sel Selectio
 	} else {
 		res.Findings = p.finish()
 	}
-	sortFindings(res.Findings)
 	res.Omitted = p.omitted
+	if p.spill != nil {
+		res.spilled = p.spilledResult(res.Findings)
+		res.Findings = nil
+		return res
+	}
+	sortFindings(res.Findings)
 	return res
+}
+
+// spilledResult is the sequence of a pass that spilled, fs being the
+// findings still held: the found list's rest, then (from fixableStart on,
+// when the end of the file was reached) the fixable list's and the end of
+// the file's.
+func (p *pass) spilledResult(fs []Finding) iter.Seq[Finding] {
+	split := len(fs)
+	if p.finishing {
+		split = p.fixableStart
+	}
+	tail, rest := fs[:split], fs[split:]
+	sortFindings(tail)
+	sortFindings(rest)
+	p.spill.flush()
+	return p.spill.all(p.path, tail, rest)
 }
 
 // maxDimension is the image side limit in effect.

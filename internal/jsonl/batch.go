@@ -121,9 +121,10 @@ func RunBatches[T any](r io.Reader, p Pipeline[T]) error {
 // runInline reads, works and consumes one batch at a time.
 func runInline[T any](rd *batchReader[T], p Pipeline[T]) error {
 	work := p.NewWorker()
-	var b *Batch[T]
+	b := &Batch[T]{}
+	defer func() { dropHuge(b) }()
 	for {
-		if b == nil || cap(b.data) > keptBatchBytes {
+		if dropHuge(b) {
 			b = &Batch[T]{}
 		}
 		last := rd.next(b)
@@ -226,10 +227,10 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 		switch {
 		case err == nil:
 			cut = bytes.LastIndexByte(data, '\n') + 1
-			if cut == 0 && len(data) <= maxLineBytes { // a line longer than the buffer: read on in a bigger one
-				grown := make([]byte, len(data), min(2*cap(data), maxLineBytes+2))
-				copy(grown, data)
-				data = grown
+			if cut == 0 && len(data) <= maxLineBytes { // a line longer than the buffer: read on in one that holds it
+				want := lineBufferSize(rd.r, len(data), maxLineBytes)
+				b.data = nil // data is the only reference left to the outgrown buffer
+				data = growLine(data, want)
 				continue
 			}
 		case !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
@@ -301,7 +302,7 @@ func takeBatch[T any](free chan *Batch[T]) *Batch[T] {
 // recycle keeps a consumed batch for reuse, unless it grew for a huge line
 // (its buffer is then left to the garbage collector).
 func recycle[T any](b *Batch[T], free chan *Batch[T]) {
-	if cap(b.data) > keptBatchBytes {
+	if dropHuge(b) {
 		return
 	}
 	b.data, b.err = b.data[:0], nil
@@ -309,4 +310,19 @@ func recycle[T any](b *Batch[T], free chan *Batch[T]) {
 	case free <- b:
 	default:
 	}
+}
+
+// dropHuge drops b's buffer (and its Out) when a long line grew it past
+// keptBatchBytes, handing its memory back (see releaseOutgrown), and
+// reports whether it did: the next stage (a second pass, the next file) then starts without
+// it.
+func dropHuge[T any](b *Batch[T]) bool {
+	n := cap(b.data)
+	if n <= keptBatchBytes {
+		return false
+	}
+	var zero T
+	b.data, b.Out = nil, zero // Out may hold pieces of the lines
+	releaseOutgrown(n)
+	return true
 }

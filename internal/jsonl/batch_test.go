@@ -73,9 +73,15 @@ func TestRunBatchesSplitsLikeReader(t *testing.T) {
 		"whole": func(s string) io.Reader { return strings.NewReader(s) },
 		"half":  func(s string) io.Reader { return iotest.HalfReader(strings.NewReader(s)) },
 		"bytes": func(s string) io.Reader { return iotest.OneByteReader(strings.NewReader(s)) },
+		// read ahead at offsets (a long line's buffer is sized from its end),
+		// from a position other than 0
+		"positioned": func(s string) io.Reader { return positionedReader(s) },
 	}
 	for name, data := range inputs {
 		want, _ := readerLines(strings.NewReader(data))
+		if got, _ := readerLines(positionedReader(data)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: Reader on a positioned input: %d lines, on a plain one %d", name, len(got), len(want))
+		}
 		for rname, newReader := range readers {
 			if rname == "bytes" && len(data) > 1<<16 {
 				continue // a byte at a time is too slow for the big inputs
@@ -90,6 +96,42 @@ func TestRunBatchesSplitsLikeReader(t *testing.T) {
 						t.Fatalf("%s, %s reads, %d workers, hint %d: %d lines, Reader has %d", name, rname, workers, hint, len(got), len(want))
 					}
 				}
+			}
+		}
+	}
+}
+
+// positionedReader reads s from a section of a larger input: it can be
+// read at offsets and tell its position, which is not the larger input's.
+func positionedReader(s string) *io.SectionReader {
+	const prefix = "not part of the input\n"
+	return io.NewSectionReader(strings.NewReader(prefix+s), int64(len(prefix)), int64(len(s)))
+}
+
+// TestLongLineBufferSize: on an input that can be read at offsets, a line
+// longer than two batches gets a buffer of its own size (the line, its
+// "\n" and one byte), not a doubled one.
+func TestLongLineBufferSize(t *testing.T) {
+	for _, n := range []int{batchSize + 1, 3*batchSize + 17, 5 * batchSize} {
+		for _, final := range []string{"\n{}\n", "\n", ""} {
+			data := "{}\n" + strings.Repeat("x", n) + final
+			biggest := 0
+			err := RunBatches(positionedReader(data), Pipeline[int]{
+				Workers:   1,
+				NewWorker: func() func(*Batch[int]) { return func(b *Batch[int]) { biggest = max(biggest, cap(b.data)) } },
+				Consume:   func(*Batch[int]) error { return nil },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if biggest > max(n+2, 2*batchSize) { // a batch starts at twice its carried piece of line
+				t.Errorf("RunBatches, line of %d bytes ending %q: buffer of %d bytes", n, final, biggest)
+			}
+			r := NewReader(positionedReader(data))
+			_, err = r.Next()
+			l, err2 := r.Next()
+			if err != nil || err2 != nil || len(l.Bytes) != n || cap(r.spill) > n+2 {
+				t.Errorf("Reader, line of %d bytes ending %q: %d bytes in a buffer of %d (%v, %v)", n, final, len(l.Bytes), cap(r.spill), err, err2)
 			}
 		}
 	}

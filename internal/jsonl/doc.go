@@ -5,9 +5,12 @@
 //
 //   - [Reader] yields every physical line with its 1-based number, byte
 //     offset and original bytes: memory is proportional to the longest
-//     line, never to the file. A line longer than [MaxLineBytes] (512 MiB,
-//     about the longest string OpenClaw can hold) stops the reading with a
-//     *[LineTooLongError] naming it, in [Reader] and [RunBatches] alike.
+//     line, never to the file, and a line longer than a batch is read into
+//     one buffer of its size when the input can be read ahead (a file), or
+//     a doubling one whose outgrown buffers are handed back (a pipe). A
+//     line longer than [MaxLineBytes] (512 MiB, about the longest string
+//     OpenClaw can hold) stops the reading with a *[LineTooLongError]
+//     naming it, in [Reader] and [RunBatches] alike.
 //   - [Parse] accepts exactly what JavaScript's JSON.parse accepts after the
 //     file was decoded as UTF-8 (invalid bytes inside strings become U+FFFD,
 //     lone surrogate escapes survive, the last duplicate key wins, numbers

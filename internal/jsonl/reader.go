@@ -71,6 +71,7 @@ func (l Line) Size() int64 {
 // Reader splits an input into physical lines the way OpenClaw does
 // (split on "\r?\n").
 type Reader struct {
+	src    io.Reader // read through br; read ahead of it to size a long line's buffer
 	br     *bufio.Reader
 	spill  []byte
 	num    int
@@ -80,7 +81,7 @@ type Reader struct {
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, readBufferSize)}
+	return &Reader{src: r, br: bufio.NewReaderSize(r, readBufferSize)}
 }
 
 // Next returns the next line. Its Bytes are valid until the following call
@@ -127,12 +128,17 @@ var errLineTooLong = errors.New("line too long")
 // readLine returns the next chunk up to and including "\n", using the spill
 // buffer when the line is longer than the bufio buffer, up to maxLineBytes.
 func (r *Reader) readLine() ([]byte, error) {
-	if cap(r.spill) > maxKeptSpill {
+	if n := cap(r.spill); n > maxKeptSpill {
 		r.spill = nil // do not keep a giant line's buffer alive for the rest of the file
+		releaseOutgrown(n)
 	}
 	data, err := r.br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		return data, err
+	}
+	// The bufio buffer is empty now: the source is at the line's next byte.
+	if want := lineBufferSize(r.src, len(data), maxLineBytes); cap(r.spill) < want {
+		r.spill = make([]byte, 0, want)
 	}
 	r.spill = append(r.spill[:0], data...)
 	for errors.Is(err, bufio.ErrBufferFull) {
@@ -141,6 +147,9 @@ func (r *Reader) readLine() ([]byte, error) {
 			return nil, errLineTooLong
 		}
 		data, err = r.br.ReadSlice('\n')
+		if need := len(r.spill) + len(data); need > cap(r.spill) {
+			r.spill = growLine(r.spill, max(need, 2*cap(r.spill)))
+		}
 		r.spill = append(r.spill, data...)
 	}
 	if tooLong(r.spill) {

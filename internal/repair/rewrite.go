@@ -148,7 +148,7 @@ func writeLines(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, uu
 		switch {
 		case len(changes) > 0 && changes[0].Lines > 1 && changes[0].Line <= l.Num:
 			// A run of malformed lines: each must still be one.
-			if _, perr := jsonl.Parse(l.Bytes); perr == nil || l.Blank {
+			if jsonl.Validate(l.Bytes) == nil || l.Blank {
 				return errChanged
 			}
 			if l.Num == changes[0].Line+changes[0].Lines-1 {
@@ -191,7 +191,7 @@ func skipMalformed(r io.Reader, ch LineEdit) error {
 		if err != nil || l.Blank || !l.Newline {
 			return errChanged
 		}
-		if _, perr := jsonl.Parse(l.Bytes); perr == nil {
+		if jsonl.Validate(l.Bytes) == nil {
 			return errChanged
 		}
 		n++
@@ -211,13 +211,13 @@ func appendInsert(dst []byte, in Insert, now func() time.Time, uuid func() strin
 // appendChanged appends what a changed line becomes (nothing for a drop),
 // checking that the line still gets the verdict the plan recorded.
 func appendChanged(dst []byte, l jsonl.Line, ch LineEdit) ([]byte, error) {
-	val, err := jsonl.Parse(l.Bytes)
 	if ch.Action == Drop && ch.Rules == RuleMalformedLine {
-		if err == nil {
+		if jsonl.Validate(l.Bytes) == nil { // no copy of a long malformed line
 			return dst, errChanged
 		}
 		return dst, nil
 	}
+	val, err := jsonl.ParseOwned(l.Bytes) // val is written out below and dropped: it may alias the line
 	if err != nil {
 		return dst, errChanged
 	}

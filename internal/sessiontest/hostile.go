@@ -2,6 +2,7 @@ package sessiontest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 )
@@ -47,5 +48,29 @@ func WriteDropped(w io.Writer, n int) error {
 		b.WriteString("not json\n")
 	}
 	b.WriteString(`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1767225600000}}` + "\n")
+	return b.Flush()
+}
+
+// WriteHugeLine writes a valid session header, one user message whose text
+// is n bytes long and a closing assistant answer: the shape that measures
+// how many copies of its longest line a command keeps. When broken is true
+// the huge line's JSON is cut short before its closing quote, so every
+// command judges (and drops or reports) a malformed line of n bytes.
+func WriteHugeLine(w io.Writer, n int, broken bool) error {
+	b := bufio.NewWriterSize(w, 1<<16)
+	const ts = `"timestamp":"2026-01-01T00:00:00.000Z"`
+	fmt.Fprintf(b, `{"type":"session","version":3,"id":"huge",%s,"cwd":"/w"}`+"\n", ts)
+	fmt.Fprintf(b, `{"type":"message","id":"u1","parentId":null,%s,"message":{"role":"user","content":[{"type":"text","text":"`, ts)
+	chunk := bytes.Repeat([]byte("lorem ipsum "), 1<<12)
+	for left := n; left > 0; {
+		k := min(left, len(chunk))
+		b.Write(chunk[:k])
+		left -= k
+	}
+	if !broken {
+		b.WriteString(`"}],"timestamp":1767225600000}}`)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, `{"type":"message","id":"a1","parentId":"u1",%s,"message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"stopReason":"stop","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"timestamp":1767225600000,"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5"}}`+"\n", ts)
 	return b.Flush()
 }
