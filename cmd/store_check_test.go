@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -232,6 +233,9 @@ func TestCheckStoreFaults(t *testing.T) {
 			}
 			if found.Path != path || found.SessionKey != w.key || found.Line != w.line || seq != w.seq || found.FixHint == "" {
 				t.Errorf("finding %+v, want %s at %s line %d seq %d of %s", *found, w.id, w.key, w.line, w.seq, path)
+			}
+			if w.id == "store/active-event-missing" && !regexp.MustCompile(`^session_transcript_active_events position \d+ names seq 9998, which holds no event`).MatchString(found.Message) {
+				t.Errorf("message %q does not name the row's position and seq", found.Message)
 			}
 			if w.id == "store/schema-newer" && len(fs) < 2 {
 				t.Errorf("a newer schema must still be read: %+v", fs)

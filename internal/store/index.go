@@ -141,8 +141,12 @@ func (c *seqCursor) next() error {
 const (
 	identitySeqSQL = `SELECT seq, event_id, parent_id FROM transcript_event_identities
   WHERE session_id = ? ORDER BY seq`
-	activeSeqSQL = `SELECT event_seq, CAST(active_position AS TEXT), NULL FROM session_transcript_active_events
+	// activeSeqSQL reads only its index (session_id, event_seq); the
+	// position of a row naming a missing seq is looked up (activePosSQL).
+	activeSeqSQL = `SELECT event_seq, NULL, NULL FROM session_transcript_active_events
   WHERE session_id = ? ORDER BY event_seq`
+	activePosSQL = `SELECT group_concat(active_position, ', ') FROM session_transcript_active_events
+  WHERE session_id = ? AND event_seq = ?`
 )
 
 // joinIndex opens the ordered index queries of the kinds asked for (the
@@ -225,8 +229,15 @@ func (j *indexJoin) addOrphan(i int, c *seqCursor) {
 	if len(j.orphans[i]) >= maxIdentityFaults {
 		return
 	}
+	var pos sql.NullString
+	if i == 0 {
+		// Only a faulty row's position is read from the table.
+		if err := j.db.tx.QueryRow(activePosSQL, j.sessionID, c.seq).Scan(&pos); err != nil {
+			pos.String = "?"
+		}
+	}
 	f := IndexFault{Kind: ActiveEventMissing, SessionID: j.sessionID, Seq: c.seq,
-		Detail: fmt.Sprintf("session_transcript_active_events position %s names seq %d, which holds no event", c.a.String, c.seq)}
+		Detail: fmt.Sprintf("session_transcript_active_events position %s names seq %d, which holds no event", pos.String, c.seq)}
 	if i == 1 {
 		f.Kind = IdentityMismatch
 		f.Detail = fmt.Sprintf("transcript_event_identities row %q names seq %d, which holds no event", c.a.String, c.seq)
