@@ -149,17 +149,8 @@ func (c *canonScanner) object(depth int) bool {
 				return false
 			}
 		}
-		if c.i >= len(c.d) {
-			return false
-		}
-		switch c.d[c.i] {
-		case ',':
-			c.i++
-		case '}':
-			c.i++
-			return true
-		default:
-			return false
+		if more, ok := c.after('}'); !more {
+			return ok
 		}
 	}
 }
@@ -171,19 +162,30 @@ func (c *canonScanner) array(depth int) bool {
 		return true
 	}
 	for {
-		if !c.value(depth) || c.i >= len(c.d) {
+		if !c.value(depth) {
 			return false
 		}
-		switch c.d[c.i] {
-		case ',':
-			c.i++
-		case ']':
-			c.i++
-			return true
-		default:
-			return false
+		if more, ok := c.after(']'); !more {
+			return ok
 		}
 	}
+}
+
+// after steps over what follows a member: a comma (more is true) or the
+// container's closing byte (ok is true).
+func (c *canonScanner) after(closing byte) (more, ok bool) {
+	if c.i >= len(c.d) {
+		return false, false
+	}
+	switch c.d[c.i] {
+	case ',':
+		c.i++
+		return true, true
+	case closing:
+		c.i++
+		return false, true
+	}
+	return false, false
 }
 
 // str steps over a string whose escapes are the ones JSON.stringify
