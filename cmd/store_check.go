@@ -41,21 +41,16 @@ func (r *checkRun) checkStore(ctx context.Context, s *storeInput) check.Result {
 		return res
 	}
 	defer db.Close()
-	// The index checks cost about as much as reading the events: they run
-	// only when selected.
-	identities := r.opts.StoreEnabled(check.StoreIdentityMismatch)
+	// The index checks read their tables beside the events: they run only
+	// when selected.
 	var kinds []store.IndexKind
-	if identities {
+	if r.opts.StoreEnabled(check.StoreIdentityMismatch) {
 		kinds = append(kinds, store.IdentityMismatch)
 	}
 	if r.opts.StoreEnabled(check.StoreActiveEventMissing) {
 		kinds = append(kinds, store.ActiveEventMissing)
 	}
-	reader := db.Reader
-	if identities {
-		reader = db.CheckedReader
-	}
-	er, err := reader(ctx, s.Window.SessionID)
+	er, err := db.CheckedReader(ctx, s.Window.SessionID, kinds...)
 	if err != nil {
 		res := check.Unopened(path, err, r.sel)
 		placeFindings(res.Findings, loc, nil)
@@ -80,11 +75,8 @@ func (r *checkRun) checkStore(ctx context.Context, s *storeInput) check.Result {
 	}
 	placeFindings(res.Findings, loc, seqs)
 	res.Findings = append(res.Findings, r.rowFindings(path, loc, rd.fault)...)
-	faults, total := er.IdentityFaults()
-	if more, err := db.IndexFaults(ctx, s.Window.SessionID, kinds...); err == nil {
-		faults = append(faults, more...)
-		total += len(more)
-	} else {
+	faults, total, err := er.IndexFaults(ctx)
+	if err != nil {
 		res.Findings = append(res.Findings, check.Unopened(path, err, r.sel).Findings...)
 	}
 	res.Findings = append(res.Findings, r.indexFindings(path, loc, faults, total)...)
@@ -94,7 +86,8 @@ func (r *checkRun) checkStore(ctx context.Context, s *storeInput) check.Result {
 
 // placeFindings gives each finding of a session its location; seqs maps
 // lines to seqs. fix never writes a store, so what it would repair in a
-// file gets the hint to export the session first.
+// file gets the hint to export the session first; replay findings name
+// the replay of the store session.
 func placeFindings(fs []check.Finding, loc check.StoreLocation, seqs map[int]int64) {
 	for i := range fs {
 		l := loc
@@ -102,9 +95,12 @@ func placeFindings(fs []check.Finding, loc check.StoreLocation, seqs map[int]int
 			l.Seq = seq
 		}
 		fs[i].Store = &l
-		if fs[i].Fixable || fs[i].Hint == check.FixHint {
+		switch {
+		case fs[i].Fixable || fs[i].Hint == check.FixHint:
 			fs[i].Fixable = false
 			fs[i].Hint = storeFixHint(&l)
+		case strings.HasPrefix(string(fs[i].ID), check.ReplayIDPrefix):
+			fs[i].Hint = check.StoreReplayHint(&fs[i], fs[i].Path)
 		}
 	}
 }

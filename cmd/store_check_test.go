@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -29,10 +30,13 @@ const (
 
 // copyStore copies the multi store's state folder into a temp folder, with
 // old modification times, and returns the copy.
-func copyStore(t *testing.T) string {
+func copyStore(t *testing.T) string { return copyStoreNamed(t, "multi") }
+
+// copyStoreNamed is copyStore of testdata/stores/<name>.
+func copyStoreNamed(t *testing.T, name string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "state")
-	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "testdata", "stores", "multi", "state"))); err != nil {
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "testdata", "stores", name, "state"))); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -233,6 +237,9 @@ func TestCheckStoreFaults(t *testing.T) {
 			if found.Path != path || found.SessionKey != w.key || found.Line != w.line || seq != w.seq || found.FixHint == "" {
 				t.Errorf("finding %+v, want %s at %s line %d seq %d of %s", *found, w.id, w.key, w.line, w.seq, path)
 			}
+			if w.id == "store/active-event-missing" && !regexp.MustCompile(`^session_transcript_active_events position \d+ names seq 9998, which holds no event`).MatchString(found.Message) {
+				t.Errorf("message %q does not name the row's position and seq", found.Message)
+			}
 			if w.id == "store/schema-newer" && len(fs) < 2 {
 				t.Errorf("a newer schema must still be read: %+v", fs)
 			}
@@ -304,25 +311,66 @@ func TestCheckStoreSchemaOne(t *testing.T) {
 // modification time, and no file appears.
 func TestStoreCommandsReadOnly(t *testing.T) {
 	state := copyStore(t)
-	before := sessiontest.FileStates(t, state)
+	views := copyStoreNamed(t, "views")
 	for _, args := range [][]string{
 		{"check", state},
 		{"check", "--format", "json", agentDB(state, "main")},
 		{"check", "--session", "agent:main:main", state},
 		{"check", "--provider", "all", state},
 		{"check", "--provider", "anthropic", "--format", "json", "--session", "agent:work:main", state},
+		{"check", "--provider", "all", views},
+		{"check", "--provider", "all", "--context-tokens", "1100", views},
+		{"check", "--provider", "openai", "--full", "--format", "json", views},
 		{"sessions", state},
 		{"sessions", "--check", "--json", state},
 		{"export", "--session", "agent:work:clean", state},
 		{"fix", state},
 		{"fix", "--dry-run", "--format", "json", agentDB(state, "work")},
 	} {
+		dir := state
+		if args[len(args)-1] == views {
+			dir = views
+		}
+		before := sessiontest.FileStates(t, dir)
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), args, streams{In: strings.NewReader(""), Out: &out, Err: &errOut}, func(string) string { return "" })
 		if code > exitFindings {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut.String())
 		}
-		sessiontest.SameFiles(t, before, sessiontest.FileStates(t, state))
+		sessiontest.SameFiles(t, before, sessiontest.FileStates(t, dir))
+	}
+}
+
+// TestStoreReplayHints: the replay findings of a store session name the
+// replay of that session (--session and the database), and a session
+// OpenClaw's runtime refuses gets what an operator does for a store session.
+func TestStoreReplayHints(t *testing.T) {
+	views := copyStoreNamed(t, "views")
+	db := agentDB(views, "main")
+	code, fs, stderr := runJSON(t, "check", "--provider", "anthropic", "--format", "json", views)
+	if code != exitFindings {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var loader, rewrite bool
+	for _, f := range fs {
+		switch {
+		case f.CheckID == "replay/loader-error":
+			loader = true
+			for _, want := range []string{"replay --session agent:main:91-edge-headerless " + db, "openclaw doctor --fix", "export --session agent:main:91-edge-headerless -o FILE " + db} {
+				if !strings.Contains(f.FixHint, want) {
+					t.Errorf("loader-error hint %q lacks %q", f.FixHint, want)
+				}
+			}
+		case strings.HasPrefix(f.CheckID, "replay/"):
+			rewrite = true
+			want := "`openclaw-doctor replay --session " + f.SessionKey + " --provider anthropic "
+			if !strings.Contains(f.FixHint, want) || !strings.Contains(f.FixHint, " --diff "+db+"`") {
+				t.Errorf("%s hint %q does not name the session's replay", f.CheckID, f.FixHint)
+			}
+		}
+	}
+	if !loader || !rewrite {
+		t.Errorf("want a loader-error and a rewrite finding, got %+v", fs)
 	}
 }
 

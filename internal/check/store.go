@@ -1,6 +1,10 @@
 package check
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // StoreIDPrefix starts the ids of the checks of OpenClaw's SQLite store
 // itself (the rows and index tables of an agent database), as opposed to
@@ -131,4 +135,29 @@ func countSelected(catalogue []Check, on func(ID) bool) (run, skipped int) {
 		}
 	}
 	return run, skipped
+}
+
+// StoreReplayHint is the hint of a replay finding of a store session: the
+// replay command it names replays the session (--session, the database),
+// and a session OpenClaw's runtime refuses gets what an operator does for
+// a store session, where a file's hint says to repair the file.
+func StoreReplayHint(f *Finding, db string) string {
+	if f.Store == nil {
+		return f.Hint
+	}
+	name := shellWord(f.Store.Name())
+	if f.ID == LoaderError {
+		return fmt.Sprintf("OpenClaw's runtime cannot load this store session at all (see `openclaw-doctor replay --session %s %s`): run `openclaw doctor --fix` to migrate it, or export it (`openclaw-doctor export --session %s -o FILE %s`) and repair the file", name, shellWord(db), name, shellWord(db))
+	}
+	const cmd = "openclaw-doctor replay "
+	start := strings.Index(f.Hint, cmd)
+	if start < 0 {
+		return f.Hint
+	}
+	end := strings.IndexByte(f.Hint[start:], '`')
+	if end < 0 {
+		end = len(f.Hint) - start
+	}
+	end += start
+	return f.Hint[:start] + cmd + "--session " + name + " " + f.Hint[start+len(cmd):end] + " " + shellWord(db) + f.Hint[end:]
 }

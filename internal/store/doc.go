@@ -37,13 +37,17 @@
 //     another as OpenClaw links them in memory.
 //   - Bounded memory. Rows are streamed: memory grows with the largest
 //     event, never with the session (the index checks keep at most 1,000
-//     faults per session).
-//   - Index checks. [DB.CheckedReader] compares each event's id and
-//     parentId with its transcript_event_identities row while it exports;
-//     [DB.IndexFaults] finds identity and session_transcript_active_events
-//     rows naming a seq that holds no event, and [DB.NodeFaults]
-//     session_nodes rows naming a session with no session_windows row. Each
-//     costs about one pass over the session's rows.
+//     faults of each kind per session).
+//   - Copied rows. A row already in the form JSON.stringify writes (as
+//     OpenClaw writes every row) is proven so by one scan and copied; only
+//     other rows are parsed and written again.
+//   - Index checks. [DB.CheckedReader] walks transcript_event_identities
+//     and session_transcript_active_events beside the events, all in seq
+//     order (merge joins), while it exports: each event's id and parentId
+//     against its identity row, and index rows naming a seq that holds no
+//     event ([ExportReader.IndexFaults]; [DB.IndexFaults] finds the latter
+//     alone). [DB.NodeFaults] finds session_nodes rows naming a session
+//     with no session_windows row.
 //
 // It does not:
 //

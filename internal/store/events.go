@@ -91,83 +91,64 @@ type Rows struct {
 	buf       []byte       // decoded text of a compressed row
 	err       error
 	lineOf    func(seq int64) int // a row's export line when the rows skip some; nil: ev.Line
-	// identities: each row comes with its transcript_event_identities
-	// row, in identity.
-	identities bool
-	identity   identity
+	// index walks the index rows beside the events (see [DB.CheckedReader]);
+	// nil when no index check runs.
+	index *indexJoin
 	// dest are the scan destinations, reused from row to row.
 	dest     []any
 	textNull bool
 	size     sql.NullInt64
 }
 
-// identity is an event's transcript_event_identities row.
-type identity struct {
-	found           bool
-	eventID, parent sql.NullString
-	// dupSeqs are the seqs that several rows name (the first 1,000), and
-	// dups how many extra rows there were in all.
-	dupSeqs []int64
-	dups    int
-}
-
 // Events starts reading the events of sessionID (a session id, not a key)
 // in the snapshot.
 func (s *DB) Events(ctx context.Context, sessionID string) (*Rows, error) {
-	return s.events(ctx, sessionID, false)
+	return s.events(ctx, sessionID, nil)
 }
 
-// eventsSQL reads a session's rows; identitySQL adds each row's
-// transcript_event_identities row through its (session_id, seq) index: a
-// seq with several such rows comes once per row (see Rows.Next).
-const (
-	eventsSQL = `SELECT seq, event_json IS NULL, event_json, event_zstd, event_utf8_bytes
+// eventsSQL reads a session's rows in seq order.
+const eventsSQL = `SELECT seq, event_json IS NULL, event_json, event_zstd, event_utf8_bytes
   FROM transcript_events WHERE session_id = ? ORDER BY seq`
-	identitySQL = `SELECT e.seq, e.event_json IS NULL, e.event_json, e.event_zstd, e.event_utf8_bytes, i.seq IS NOT NULL, i.event_id, i.parent_id
-  FROM transcript_events e LEFT JOIN transcript_event_identities i ON i.session_id = e.session_id AND i.seq = e.seq
-  WHERE e.session_id = ?1 ORDER BY e.seq`
-)
 
-func (s *DB) events(ctx context.Context, sessionID string, identities bool) (*Rows, error) {
-	query := eventsSQL
-	if identities && s.tables["transcript_event_identities"] {
-		query = identitySQL
-	} else {
-		identities = false
-	}
-	rows, err := s.tx.QueryContext(ctx, query, sessionID)
+func (s *DB) events(ctx context.Context, sessionID string, kinds []IndexKind) (*Rows, error) {
+	rows, err := s.tx.QueryContext(ctx, eventsSQL, sessionID)
 	if err != nil {
 		return nil, s.errorf("reading the events of session %s: %w", sessionID, err)
 	}
-	return &Rows{db: s, sessionID: sessionID, rows: rows, identities: identities}, nil
+	r := &Rows{db: s, sessionID: sessionID, rows: rows}
+	if len(kinds) > 0 {
+		if r.index, err = s.joinIndex(ctx, sessionID, kinds); err != nil {
+			rows.Close()
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // Next decodes the next row. It returns false at the end or on an error
 // (see Err); a row that cannot be read stops the iteration.
 func (r *Rows) Next() bool {
-	if r.err != nil || !r.rows.Next() {
+	if r.err != nil {
+		return false
+	}
+	if !r.rows.Next() {
+		if r.index != nil && r.rows.Err() == nil {
+			r.err = r.index.finish()
+		}
 		return false
 	}
 	r.ev.Line++
 	if r.dest == nil {
 		r.dest = []any{&r.ev.Seq, &r.textNull, &r.text, &r.z, &r.size}
-		if r.identities {
-			r.dest = append(r.dest, &r.identity.found, &r.identity.eventID, &r.identity.parent)
-		}
 	}
-	prev := r.ev.Seq
 	if err := r.rows.Scan(r.dest...); err != nil {
 		r.err = r.db.errorf("reading session %s after seq %d: %w", r.sessionID, r.ev.Seq, err)
 		return false
 	}
-	if r.identities && r.ev.Line > 1 && r.ev.Seq == prev {
-		// Another identity row for the event just read: note it, skip it.
-		r.ev.Line--
-		r.identity.dups++
-		if len(r.identity.dupSeqs) < maxIdentityFaults && (len(r.identity.dupSeqs) == 0 || r.identity.dupSeqs[len(r.identity.dupSeqs)-1] != prev) {
-			r.identity.dupSeqs = append(r.identity.dupSeqs, prev)
+	if r.index != nil {
+		if r.err = r.index.advance(r.ev.Seq); r.err != nil {
+			return false
 		}
-		return r.Next()
 	}
 	switch {
 	case !r.textNull:
@@ -297,4 +278,9 @@ func (r *Rows) Err() error {
 }
 
 // Close ends the iteration (the read transaction stays open).
-func (r *Rows) Close() error { return r.rows.Close() }
+func (r *Rows) Close() error {
+	if r.index != nil {
+		r.index.close()
+	}
+	return r.rows.Close()
+}

@@ -13,14 +13,12 @@ type ExportReader struct {
 	ctx    context.Context
 	rows   *Rows
 	parser jsonl.Parser
+	canon  canonScanner
 	line   []byte // the current line with its "\n"
 	off    int    // read position in line
 	err    error  // sticky: io.EOF at the end
 	lines  int64
-	// identityFaults and identityCount: see [DB.CheckedReader].
-	identityFaults []IndexFault
-	identityCount  int
-	edit           func(seq int64, v *jsonl.Value) // a view's edits, nil for an export
+	edit   func(seq int64, v *jsonl.Value) // a view's edits, nil for an export
 }
 
 // Reader starts the export of sessionID (a session id, not a key). Close it
@@ -66,19 +64,27 @@ func (r *ExportReader) next() bool {
 	}
 	ev := r.rows.Event()
 	// OpenClaw exports JSON.stringify(JSON.parse(text)); its own rows are
-	// already in that form, but a row written otherwise is normalised.
-	v, err := r.parser.ParseOwned(ev.Text)
-	if err != nil {
-		r.err = r.rows.fault(FaultJSON, err)
-		return false
+	// already in that form (then the line is the row), but a row written
+	// otherwise is normalised.
+	if r.edit == nil && r.canon.canonicalText(ev.Text) && !r.canon.id.escaped && !r.canon.parent.escaped {
+		if r.rows.index != nil { // the stored event
+			r.rows.index.checkIdentity(ev, r.canon.id, r.canon.parent)
+		}
+		r.line = append(append(r.line[:0], ev.Text...), '\n')
+	} else {
+		v, err := r.parser.ParseOwned(ev.Text)
+		if err != nil {
+			r.err = r.rows.fault(FaultJSON, err)
+			return false
+		}
+		if r.rows.index != nil { // the stored event, before any view's edits
+			r.rows.index.checkIdentity(ev, valueField(&v, "id"), valueField(&v, "parentId"))
+		}
+		if r.edit != nil {
+			r.edit(ev.Seq, &v)
+		}
+		r.line = append(jsonl.AppendJSON(r.line[:0], &v), '\n')
 	}
-	if r.rows.identities { // the stored event, before any view's edits
-		r.checkIdentity(&v)
-	}
-	if r.edit != nil {
-		r.edit(ev.Seq, &v)
-	}
-	r.line = append(jsonl.AppendJSON(r.line[:0], &v), '\n')
 	r.off = 0
 	r.lines++
 	return true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -50,64 +51,254 @@ type IndexFault struct {
 	Detail     string
 }
 
-// maxIdentityFaults bounds the identity faults one export collects; the
-// count past it is still kept ([ExportReader.IdentityFaults]).
+// maxIdentityFaults bounds the faults of each kind one export collects;
+// the count past it is still kept ([ExportReader.IndexFaults]).
 const maxIdentityFaults = 1000
 
-// CheckedReader is [DB.Reader] that also compares each event's id and
-// parentId with its transcript_event_identities row as it goes; the
-// differences are in [ExportReader.IdentityFaults] once the export ends.
-// The text produced is the same as Reader's.
-func (s *DB) CheckedReader(ctx context.Context, sessionID string) (*ExportReader, error) {
-	rows, err := s.events(ctx, sessionID, true)
+// CheckedReader is [DB.Reader] that also checks the index rows of the
+// kinds asked for while it exports, walking them beside the events in seq
+// order: with [IdentityMismatch], each event's id and parentId against its
+// transcript_event_identities row, and identity rows naming a seq that
+// holds no event; with [ActiveEventMissing], session_transcript_active_events
+// rows naming such a seq. [ExportReader.IndexFaults] gives the faults once
+// the export ends. The text produced is the same as Reader's.
+func (s *DB) CheckedReader(ctx context.Context, sessionID string, kinds ...IndexKind) (*ExportReader, error) {
+	rows, err := s.events(ctx, sessionID, kinds)
 	if err != nil {
 		return nil, err
 	}
 	return &ExportReader{ctx: ctx, rows: rows}, nil
 }
 
-// IdentityFaults are the identity differences a [DB.CheckedReader] found
-// so far (at most 1,000) and how many there were in all.
-func (r *ExportReader) IdentityFaults() ([]IndexFault, int) {
-	faults, n := r.identityFaults, r.identityCount
-	for _, seq := range r.rows.identity.dupSeqs {
-		if len(faults) < maxIdentityFaults {
-			faults = append(faults, IndexFault{Kind: IdentityMismatch, SessionID: r.rows.sessionID, Seq: seq,
-				Detail: fmt.Sprintf("several transcript_event_identities rows name seq %d", seq)})
+// IndexFaults are the index faults of the kinds asked of a
+// [DB.CheckedReader] (at most 1,000 of each kind) and how many there were
+// in all, in seq order, identity mismatches of events first. Call it once
+// the export has ended: when it stopped at a row that cannot be read, the
+// index rows naming a missing seq are found by one more pass over them.
+func (r *ExportReader) IndexFaults(ctx context.Context) ([]IndexFault, int, error) {
+	j := r.rows.index
+	if j == nil {
+		return nil, 0, nil
+	}
+	faults, n := j.mismatches, j.count
+	if !j.complete {
+		more, err := r.rows.db.IndexFaults(ctx, r.rows.sessionID, j.kinds...)
+		if err != nil {
+			return faults, n, err
+		}
+		return append(faults, more...), n + len(more), nil
+	}
+	// The missing-seq rows by seq, the active-events table first (the
+	// order of [DB.IndexFaults]).
+	a, i := j.orphans[0], j.orphans[1]
+	for len(a) > 0 || len(i) > 0 {
+		if len(i) == 0 || (len(a) > 0 && a[0].Seq <= i[0].Seq) {
+			faults, a = append(faults, a[0]), a[1:]
+		} else {
+			faults, i = append(faults, i[0]), i[1:]
 		}
 	}
-	return faults, n + r.rows.identity.dups
+	return faults, n, nil
 }
 
-// checkIdentity compares the parsed event v of the current row with the
-// row's identity.
-func (r *ExportReader) checkIdentity(v *jsonl.Value) {
-	ev, id := r.rows.ev, r.rows.identity
-	eventID, hasID := v.Get("id").Str()
-	parent, hasParent := v.Get("parentId").Str()
+// indexJoin walks a session's index rows beside its events, both in seq
+// order: a merge join, so memory stays bounded and each table is read in
+// one ordered pass.
+type indexJoin struct {
+	db        *DB
+	sessionID string
+	kinds     []IndexKind
+	ident     *seqCursor // transcript_event_identities by seq; nil when not checked
+	active    *seqCursor // session_transcript_active_events by event seq; nil when not checked
+	// found, eventID and parent are the current event's identity row.
+	found           bool
+	eventID, parent sql.NullString
+	// mismatches are the identity faults of events (and of seqs several
+	// identity rows name); orphans the rows naming a seq without an event
+	// ([0]: active events, [1]: identities); count counts them all.
+	mismatches []IndexFault
+	orphans    [2][]IndexFault
+	count      int
+	complete   bool // the events were read to the end
+}
+
+// seqCursor is an ordered index query with one row of lookahead.
+type seqCursor struct {
+	rows *sql.Rows
+	ok   bool // a row is ahead
+	seq  int64
+	a, b sql.NullString
+}
+
+func (c *seqCursor) next() error {
+	c.ok = c.rows.Next()
+	if !c.ok {
+		return c.rows.Err()
+	}
+	return c.rows.Scan(&c.seq, &c.a, &c.b)
+}
+
+const (
+	identitySeqSQL = `SELECT seq, event_id, parent_id FROM transcript_event_identities
+  WHERE session_id = ? ORDER BY seq`
+	// activeSeqSQL reads only its index (session_id, event_seq); the
+	// position of a row naming a missing seq is looked up (activePosSQL).
+	activeSeqSQL = `SELECT event_seq, NULL, NULL FROM session_transcript_active_events
+  WHERE session_id = ? ORDER BY event_seq`
+	activePosSQL = `SELECT group_concat(active_position, ', ') FROM session_transcript_active_events
+  WHERE session_id = ? AND event_seq = ?`
+)
+
+// joinIndex opens the ordered index queries of the kinds asked for (the
+// tables the schema has).
+func (s *DB) joinIndex(ctx context.Context, sessionID string, kinds []IndexKind) (*indexJoin, error) {
+	j := &indexJoin{db: s, sessionID: sessionID, kinds: kinds}
+	for _, q := range []struct {
+		kind         IndexKind
+		table, query string
+		cur          **seqCursor
+	}{
+		{IdentityMismatch, "transcript_event_identities", identitySeqSQL, &j.ident},
+		{ActiveEventMissing, "session_transcript_active_events", activeSeqSQL, &j.active},
+	} {
+		if !s.tables[q.table] || !slices.Contains(kinds, q.kind) {
+			continue
+		}
+		rows, err := s.tx.QueryContext(ctx, q.query, sessionID)
+		if err == nil {
+			*q.cur = &seqCursor{rows: rows}
+			err = (*q.cur).next()
+		}
+		if err != nil {
+			j.close()
+			return nil, s.errorf("reading %s of session %s: %w", q.table, sessionID, err)
+		}
+	}
+	return j, nil
+}
+
+// advance moves the index rows up to the event at seq: rows before it name
+// a seq without an event; the identity rows at seq are the event's.
+func (j *indexJoin) advance(seq int64) error {
+	if err := j.skipTo(seq); err != nil {
+		return err
+	}
+	if c := j.active; c != nil && c.ok && c.seq == seq {
+		if err := c.next(); err != nil {
+			return j.db.errorf("reading session_transcript_active_events of session %s: %w", j.sessionID, err)
+		}
+	}
+	j.found = false
+	c := j.ident
+	if c == nil || !c.ok || c.seq != seq {
+		return nil
+	}
+	j.found, j.eventID, j.parent = true, c.a, c.b
+	for dup := false; ; dup = true {
+		if err := c.next(); err != nil {
+			return j.db.errorf("reading transcript_event_identities of session %s: %w", j.sessionID, err)
+		}
+		if !c.ok || c.seq != seq {
+			return nil
+		}
+		if !dup {
+			j.addMismatch(IndexFault{Kind: IdentityMismatch, SessionID: j.sessionID, Seq: seq,
+				Detail: fmt.Sprintf("several transcript_event_identities rows name seq %d", seq)})
+			j.count-- // counted per extra row below
+		}
+		j.count++
+	}
+}
+
+// skipTo notes the index rows before seq: each names a seq that holds no
+// event.
+func (j *indexJoin) skipTo(seq int64) error {
+	for i, c := range []*seqCursor{j.active, j.ident} {
+		for c != nil && c.ok && c.seq < seq {
+			j.addOrphan(i, c)
+			if err := c.next(); err != nil {
+				return j.db.errorf("reading the index rows of session %s: %w", j.sessionID, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (j *indexJoin) addOrphan(i int, c *seqCursor) {
+	j.count++
+	if len(j.orphans[i]) >= maxIdentityFaults {
+		return
+	}
+	var pos sql.NullString
+	if i == 0 {
+		// Only a faulty row's position is read from the table.
+		if err := j.db.tx.QueryRow(activePosSQL, j.sessionID, c.seq).Scan(&pos); err != nil {
+			pos.String = "?"
+		}
+	}
+	f := IndexFault{Kind: ActiveEventMissing, SessionID: j.sessionID, Seq: c.seq,
+		Detail: fmt.Sprintf("session_transcript_active_events position %s names seq %d, which holds no event", pos.String, c.seq)}
+	if i == 1 {
+		f.Kind = IdentityMismatch
+		f.Detail = fmt.Sprintf("transcript_event_identities row %q names seq %d, which holds no event", c.a.String, c.seq)
+	}
+	j.orphans[i] = append(j.orphans[i], f)
+}
+
+func (j *indexJoin) addMismatch(f IndexFault) {
+	j.count++
+	if len(j.mismatches) < maxIdentityFaults {
+		j.mismatches = append(j.mismatches, f)
+	}
+}
+
+// finish notes the index rows past the last event.
+func (j *indexJoin) finish() error {
+	if err := j.skipTo(math.MaxInt64); err != nil {
+		return err
+	}
+	j.complete = true
+	return nil
+}
+
+func (j *indexJoin) close() {
+	for _, c := range []*seqCursor{j.ident, j.active} {
+		if c != nil {
+			c.rows.Close()
+		}
+	}
+}
+
+// checkIdentity compares the current event (its id and parentId members)
+// with its identity row.
+func (j *indexJoin) checkIdentity(ev Event, id, parentField topField) {
+	if j.ident == nil {
+		return
+	}
+	eventID, hasID := id.str()
+	parent, hasParent := parentField.str()
 	var detail string
 	switch {
-	case !id.found && !hasID:
+	case !j.found && !hasID:
 		return // an entry without an id has no identity row
-	case !id.found:
+	case !j.found:
 		detail = fmt.Sprintf("event id %q has no transcript_event_identities row", eventID)
-	case !hasID || id.eventID.String != eventID:
-		detail = fmt.Sprintf("event id is %s, transcript_event_identities says %q", quoteOr(eventID, hasID), id.eventID.String)
-	case hasParent != id.parent.Valid || parent != id.parent.String:
+	case !hasID || j.eventID.String != eventID:
+		detail = fmt.Sprintf("event id is %s, transcript_event_identities says %q", quoteOr(eventID, hasID), j.eventID.String)
+	case hasParent != j.parent.Valid || parent != j.parent.String:
 		detail = fmt.Sprintf("event %q has parentId %s, transcript_event_identities says %s", eventID,
-			quoteOr(parent, hasParent), quoteOr(id.parent.String, id.parent.Valid))
+			quoteOr(parent, hasParent), quoteOr(j.parent.String, j.parent.Valid))
 	default:
 		return
 	}
-	r.addIdentityFault(ev.Seq, ev.Line, detail)
+	j.addMismatch(IndexFault{Kind: IdentityMismatch, SessionID: j.sessionID, Seq: ev.Seq, Line: ev.Line, Detail: detail})
 }
 
-func (r *ExportReader) addIdentityFault(seq int64, line int, detail string) {
-	r.identityCount++
-	if len(r.identityFaults) < maxIdentityFaults {
-		r.identityFaults = append(r.identityFaults, IndexFault{Kind: IdentityMismatch, SessionID: r.rows.sessionID,
-			Seq: seq, Line: line, Detail: detail})
-	}
+// valueField is the member key of a parsed event as a [topField].
+func valueField(v *jsonl.Value, key string) topField {
+	f := v.Get(key)
+	s, ok := f.Str()
+	return topField{present: f != nil, isString: ok, text: []byte(s)}
 }
 
 func quoteOr(s string, ok bool) string {

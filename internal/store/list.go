@@ -47,8 +47,10 @@ type Window struct {
 
 // statsSQL counts a session's rows; OpenClaw's size is the stored UTF-8
 // size of each event (event_utf8_bytes, else the text's length in bytes).
+// octet_length reads a text's size from its row header, without reading
+// the text.
 const statsSQL = `SELECT count(*), coalesce(max(seq), -1),
-  coalesce(sum(coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB)))), 0)
+  coalesce(sum(coalesce(event_utf8_bytes, octet_length(event_json))), 0)
   FROM transcript_events WHERE session_id = ?`
 
 // transcript counts the rows of one session.
