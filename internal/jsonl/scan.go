@@ -69,13 +69,8 @@ func (s *Scanner) Peek() byte {
 func (s *Scanner) Pos() int { return s.i }
 
 func (s *Scanner) space() {
-	for s.i < len(s.d) {
-		switch s.d[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	for s.i < len(s.d) && isSpace[s.d[s.i]] {
+		s.i++
 	}
 }
 
@@ -422,7 +417,7 @@ var escapeLen = func() (t [256]uint8) {
 // strings, so the strings decide whether the whole line is valid UTF-8).
 //
 // Most strings (keys, ids, short values) end within their first two words
-// and cost one cheap test per word. Longer text is dense with escapes (one
+// and cost one test per word. Longer text is dense with escapes (one
 // every twenty-odd bytes) and has some non-ASCII characters: strBlocks
 // takes it 64 bytes at a time, finding every quote, backslash and special
 // byte of the block with bit operations; strTail finishes the last bytes
@@ -431,12 +426,12 @@ func (s *Scanner) str() (escaped bool, err error) {
 	d := s.d
 	i := s.i + 1
 	for n := 0; n < 2 && i+8 <= len(d); n++ {
-		w := binary.LittleEndian.Uint64(d[i:])
-		if stopMask(w)|w&msb == 0 {
+		e := exactStops(binary.LittleEndian.Uint64(d[i:]))
+		if e == 0 {
 			i += 8
 			continue
 		}
-		if k := bits.TrailingZeros64(exactStops(w)) >> 3; d[i+k] == '"' {
+		if k := bits.TrailingZeros64(e) >> 3; d[i+k] == '"' {
 			s.i = i + k + 1
 			s.lastEscaped = false
 			return false, nil
