@@ -2,8 +2,6 @@ package jsonl
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,77 +9,11 @@ import (
 	"unicode/utf8"
 )
 
-// strReference is the word-at-a-time string scan the block scan replaced:
-// the reference the differential tests hold Scanner.str to.
+// strReference is the word-at-a-time string scan the block scan replaced
+// (it lives on as strTail, which finishes each line), run from the
+// opening quote: the reference the differential tests hold Scanner.str to.
 func (s *Scanner) strReference() (escaped bool, err error) {
-	d := s.d
-	i := s.i + 1
-word:
-	for {
-		if i+8 <= len(d) {
-			w := binary.LittleEndian.Uint64(d[i:])
-			if stopMask(w)|w&msb == 0 {
-				i += 8
-				continue
-			}
-			// Simple escapes and three-byte characters that end within the
-			// word are consumed here, several per word, off the general
-			// path: each costs a few bit operations, not a branch miss.
-			base, e := i, exactStops(w)
-		events:
-			for {
-				if e == 0 {
-					i = base + 8
-					continue word
-				}
-				k := bits.TrailingZeros64(e) >> 3
-				p := base + k
-				switch c := d[p]; {
-				case c == '\\' && k < 7 && simpleEscape[d[p+1]]:
-					escaped = true
-					e &^= 1<<(8*k+16) - 1 // the backslash and the byte it escapes
-				case c >= 0xE1 && c <= 0xEC && k < 6 && d[p+1]&0xC0 == 0x80 && d[p+2]&0xC0 == 0x80:
-					e &^= 1<<(8*k+24) - 1
-				default:
-					i = p
-					break events
-				}
-			}
-		} else {
-			for i < len(d) && d[i] < utf8.RuneSelf && !stopByte[d[i]] {
-				i++
-			}
-			if i >= len(d) {
-				return false, ErrScan
-			}
-		}
-		switch c := d[i]; {
-		case c >= 0xE1 && c <= 0xEC && i+2 < len(d) && d[i+1]&0xC0 == 0x80 && d[i+2]&0xC0 == 0x80:
-			i += 3 // the common three-byte form (most CJK), decided inline
-		case c >= utf8.RuneSelf:
-			n := utf8Len(d[i:])
-			if n == 0 {
-				s.badUTF8, n = true, 1
-			}
-			i += n
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(d) {
-				return false, ErrScan
-			}
-			n := int(escapeLen[d[i+1]])
-			if n == 0 || n == 6 && (i+6 > len(d) || !isHex4(d[i+2:i+6])) {
-				return false, ErrScan
-			}
-			i += n
-		case c == '"':
-			s.i = i + 1
-			s.lastEscaped = escaped
-			return escaped, nil
-		default:
-			return false, ErrScan // a raw control character
-		}
-	}
+	return s.strTail(s.i+1, false)
 }
 
 // strOutcome is everything a string scan decides.
