@@ -69,13 +69,8 @@ func (s *Scanner) Peek() byte {
 func (s *Scanner) Pos() int { return s.i }
 
 func (s *Scanner) space() {
-	for s.i < len(s.d) {
-		switch s.d[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	for s.i < len(s.d) && isSpace[s.d[s.i]] {
+		s.i++
 	}
 }
 
@@ -421,14 +416,152 @@ var escapeLen = func() (t [256]uint8) {
 // invalid UTF-8 sets s.badUTF8 (non-ASCII bytes can only appear inside
 // strings, so the strings decide whether the whole line is valid UTF-8).
 //
-// Transcript text is dense with escapes (one every twenty-odd bytes) and
-// has some non-ASCII text. A word without any of them costs one cheap test
-// (stopMask); in a word with some, exactStops flags each, and the simple
-// escapes and common characters that end inside the word are stepped over
-// with bit operations; anything else goes to the general switch below.
+// Most strings (keys, ids, short values) end within their first two words
+// and cost one test per word. Longer text is dense with escapes (one
+// every twenty-odd bytes) and has some non-ASCII characters: strBlocks
+// takes it 64 bytes at a time, finding every quote, backslash and special
+// byte of the block with bit operations; strTail finishes the last bytes
+// of the line and anything strBlocks leaves.
 func (s *Scanner) str() (escaped bool, err error) {
 	d := s.d
 	i := s.i + 1
+	for n := 0; n < 2 && i+8 <= len(d); n++ {
+		e := exactStops(binary.LittleEndian.Uint64(d[i:]))
+		if e == 0 {
+			i += 8
+			continue
+		}
+		if k := bits.TrailingZeros64(e) >> 3; d[i+k] == '"' {
+			s.i = i + k + 1
+			s.lastEscaped = false
+			return false, nil
+		}
+		break
+	}
+	i, escaped, done, err := s.strBlocks(i)
+	if done || err != nil {
+		return escaped, err
+	}
+	return s.strTail(i, escaped)
+}
+
+// strBlocks scans the string body from i, which is not inside an escape or
+// a UTF-8 sequence, in blocks of 64 bytes. It returns done with s.i after
+// the closing quote, or the position (again outside any escape or
+// sequence) where strTail must go on because fewer than 64 bytes are left.
+func (s *Scanner) strBlocks(i int) (next int, escaped, done bool, err error) {
+	d := s.d
+	for i+64 <= len(d) {
+		quotes, backslashes, special := blockMasks(d[i : i+64])
+		if quotes|backslashes|special == 0 {
+			i += 64
+			continue
+		}
+		esc, carry := escapedBytes(backslashes)
+		end := bits.TrailingZeros64(quotes &^ esc) // 64: the string goes on
+		body := uint64(1)<<end - 1
+		next = i + 64
+		if e := esc & body; e != 0 {
+			escaped = true
+			for ; e != 0; e &= e - 1 {
+				p := i + bits.TrailingZeros64(e)
+				if simpleEscape[d[p]] {
+					continue
+				}
+				if next, err = escapeEnd(d, p, next); err != nil {
+					return 0, false, false, err
+				}
+			}
+		}
+		if carry && end == 64 { // the block's last byte escapes the next one
+			escaped = true
+			if next, err = escapeEnd(d, i+64, next); err != nil {
+				return 0, false, false, err
+			}
+		}
+		for h := special & body; h != 0; {
+			k := bits.TrailingZeros64(h)
+			if d[i+k] < 0x20 {
+				return 0, false, false, ErrScan // a raw control character
+			}
+			n := utf8Len(d[i+k:])
+			if n == 0 {
+				s.badUTF8, n = true, 1
+			}
+			if k+n >= 64 {
+				next = max(next, i+k+n)
+				break
+			}
+			h &^= 1<<(k+n) - 1
+		}
+		if end < 64 {
+			s.i = i + end + 1
+			s.lastEscaped = escaped
+			return s.i, escaped, true, nil
+		}
+		i = next
+	}
+	return i, escaped, false, nil
+}
+
+// escapeEnd checks the escaped byte at p (the byte after a backslash) and
+// returns next, or the end of a \u escape's hex digits when that is later.
+func escapeEnd(d []byte, p, next int) (int, error) {
+	switch {
+	case p >= len(d):
+		return 0, ErrScan
+	case simpleEscape[d[p]]:
+		return max(next, p+1), nil
+	case d[p] == 'u' && p+5 <= len(d) && isHex4(d[p+1:p+5]):
+		return max(next, p+5), nil
+	}
+	return 0, ErrScan
+}
+
+// blockMasksGo returns, one bit per byte of the 64 bytes of b, the quotes,
+// the backslashes and the special bytes (control characters and bytes
+// that are not ASCII). blockMasks is this, or the same computed with
+// vector instructions where the CPU has them.
+func blockMasksGo(b []byte) (quotes, backslashes, special uint64) {
+	_ = b[63]
+	for k := 0; k < 64; k += 8 {
+		w := binary.LittleEndian.Uint64(b[k:])
+		quotes |= packMSB(eqMask(w, '"')) << k
+		backslashes |= packMSB(eqMask(w, '\\')) << k
+		special |= packMSB((^(w&^msb+lsb*0x60)|w)&msb) << k
+	}
+	return quotes, backslashes, special
+}
+
+// packMSB gathers bit 7 of each byte of m (its only bits) into the low
+// eight bits: the multiplication moves byte j's bit to bit 56+j, and no
+// two partial products meet, so nothing carries.
+func packMSB(m uint64) uint64 {
+	return (m >> 7) * 0x0102040810204080 >> 56
+}
+
+// escapedBytes returns the bytes of a block that a backslash escapes,
+// given its backslashes and a first byte that is not escaped: in a run of
+// backslashes every second one escapes the byte after it, counting from
+// the run's start. carry reports that the byte after the block is
+// escaped. Runs that start on an odd bit are made to carry into the bit
+// after them by an addition, which flips the parity of what they escape.
+func escapedBytes(backslashes uint64) (escaped uint64, carry bool) {
+	const even = 0x5555555555555555
+	follows := backslashes << 1
+	oddStarts := backslashes &^ even &^ follows
+	seq, c := bits.Add64(oddStarts, backslashes, 0)
+	return (even ^ seq<<1) & follows, c != 0
+}
+
+// strTail scans the rest of a string body from i, which is not inside an
+// escape or a UTF-8 sequence (escaped: a backslash came earlier). A word
+// without stops costs one cheap test (stopMask); in a word with some,
+// exactStops flags each, and the simple escapes and common characters that
+// end inside the word are stepped over with bit operations; anything else
+// goes to the general switch below.
+func (s *Scanner) strTail(i int, escaped bool) (bool, error) {
+	d := s.d
 word:
 	for {
 		if i+8 <= len(d) {

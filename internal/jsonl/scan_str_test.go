@@ -1,0 +1,192 @@
+package jsonl
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+)
+
+// strReference is the word-at-a-time string scan the block scan replaced
+// (it lives on as strTail, which finishes each line), run from the
+// opening quote: the reference the differential tests hold Scanner.str to.
+func (s *Scanner) strReference() (escaped bool, err error) {
+	return s.strTail(s.i+1, false)
+}
+
+// strOutcome is everything a string scan decides.
+type strOutcome struct {
+	escaped, badUTF8, lastEscaped bool
+	end                           int
+	err                           error
+}
+
+// scanStrBoth scans the string at offset at of line with str and with
+// strReference.
+func scanStrBoth(line []byte, at int) (got, want strOutcome) {
+	run := func(f func(*Scanner) (bool, error)) strOutcome {
+		s := Scanner{d: line, i: at}
+		esc, err := f(&s)
+		o := strOutcome{escaped: esc, err: err}
+		if err == nil {
+			o.badUTF8, o.lastEscaped, o.end = s.badUTF8, s.lastEscaped, s.i
+		}
+		return o
+	}
+	return run((*Scanner).str), run((*Scanner).strReference)
+}
+
+func checkStrBoth(t *testing.T, line []byte, at int) {
+	t.Helper()
+	if got, want := scanStrBoth(line, at); got != want {
+		t.Fatalf("string at %d of %q: scan %+v, reference %+v", at, line, got, want)
+	}
+}
+
+// TestStrConformanceLines: every string of every line of the conformance
+// cases and the corpus (and every quote taken as an opening one) scans
+// as the reference scans it.
+func TestStrConformanceLines(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"../../testdata/conformance/cases/*.jsonl", "../../testdata/corpus/*.jsonl", "../../testdata/examples/*.jsonl"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no test files")
+	}
+	n := 0
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range bytes.SplitSeq(data, []byte("\n")) {
+			for at := bytes.IndexByte(line, '"'); at >= 0; {
+				checkStrBoth(t, line, at)
+				n++
+				next := bytes.IndexByte(line[at+1:], '"')
+				if next < 0 {
+					break
+				}
+				at += 1 + next
+			}
+		}
+	}
+	t.Logf("%d strings", n)
+}
+
+// strPieces build damaged and hostile string bodies: escapes of every
+// kind (and broken ones), runs of backslashes, quotes, control bytes,
+// UTF-8 of every length, truncated and invalid sequences.
+var strPieces = []string{
+	"a", "abcdefgh", " ", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\u00e9", "\\uD83D", "\\u12", "\\uZZZZ", "\\x", "\\",
+	"\\\\\\", "\"", "\x00", "\x1f", "\x7f", "é", "—", "日本", "😀", "\xc3", "\xe2\x80", "\xf0\x9f\x98", "\xff", "\xed\xa0\x80",
+	"\xc0\xaf", "\xe0\x80\x80", "\xf4\x90\x80\x80", "\\\x80", "\\\x0a",
+}
+
+// TestStrGenerated: random bodies built from strPieces, at every offset
+// from the 64-byte block boundaries, scan as the reference scans them.
+func TestStrGenerated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 64))
+	for range 40000 {
+		var b []byte
+		b = append(b, bytes.Repeat([]byte("x"), rng.IntN(70))...)
+		b = append(b, '"')
+		for k := rng.IntN(60); k > 0; k-- {
+			if rng.IntN(3) == 0 {
+				b = append(b, bytes.Repeat([]byte("y"), rng.IntN(40))...)
+			}
+			b = append(b, strPieces[rng.IntN(len(strPieces))]...)
+		}
+		if rng.IntN(4) != 0 {
+			b = append(b, '"')
+		}
+		b = append(b, bytes.Repeat([]byte("z"), rng.IntN(3)*40)...)
+		at := bytes.IndexByte(b, '"')
+		checkStrBoth(t, b, at)
+	}
+}
+
+// FuzzStrReference: the block string scan decides every string as the
+// word-at-a-time reference does.
+func FuzzStrReference(f *testing.F) {
+	for _, p := range strPieces {
+		f.Add([]byte(string(bytes.Repeat([]byte("a"), 60)) + p + "\""))
+	}
+	f.Add([]byte(`abc\"def"`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		line := append([]byte{'"'}, body...)
+		checkStrBoth(t, line, 0)
+	})
+}
+
+// blockMasksBytes is blockMasks's definition, byte by byte.
+func blockMasksBytes(b []byte) (quotes, backslashes, special uint64) {
+	for i, c := range b[:64] {
+		bit := uint64(1) << i
+		switch {
+		case c == '"':
+			quotes |= bit
+		case c == '\\':
+			backslashes |= bit
+		case c < 0x20 || c >= utf8.RuneSelf:
+			special |= bit
+		}
+	}
+	return quotes, backslashes, special
+}
+
+// TestBlockMasks: the word-parallel and (where the CPU has them) vector
+// block masks match the byte-by-byte definition.
+func TestBlockMasks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte{'"', '\\', 0, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xff, 'a', 0x5b, 0x5d, 0x02, 0xa2, 0xdc, 0x9f}
+	b := make([]byte, 64)
+	for range 20000 {
+		for i := range b {
+			if rng.IntN(2) == 0 {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				b[i] = byte(rng.UintN(256))
+			}
+		}
+		wq, wb, ws := blockMasksBytes(b)
+		if q, bs, s := blockMasksGo(b); q != wq || bs != wb || s != ws {
+			t.Fatalf("%x: blockMasksGo %x %x %x, want %x %x %x", b, q, bs, s, wq, wb, ws)
+		}
+		if q, bs, s := blockMasks(b); q != wq || bs != wb || s != ws {
+			t.Fatalf("%x: blockMasks %x %x %x, want %x %x %x", b, q, bs, s, wq, wb, ws)
+		}
+	}
+}
+
+// TestEscapedBytes: escapedBytes marks the bytes an odd run of
+// backslashes escapes, as a byte-by-byte walk does.
+func TestEscapedBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		bs := rng.Uint64() & rng.Uint64() // runs of every length
+		if rng.IntN(2) == 0 {
+			bs |= rng.Uint64()
+		}
+		var want uint64
+		carry := false
+		for i := 0; i < 64; i++ {
+			if bs>>i&1 == 0 {
+				continue
+			}
+			if i == 63 {
+				carry = true
+				break
+			}
+			want |= 1 << (i + 1)
+			i++ // the escaped byte
+		}
+		if got, c := escapedBytes(bs); got != want || c != carry {
+			t.Fatalf("backslashes %064b: escaped %064b carry %v, want %064b carry %v", bs, got, c, want, carry)
+		}
+	}
+}
