@@ -119,6 +119,8 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 	if opts.Stdout && len(paths) != 1 {
 		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))
 	}
+	ctx, prog := startProgress(ctx, a, "fix", opts.Format == "json", paths, 0)
+	defer prog.finish()
 	if opts.Stdout || (len(paths) == 1 && paths[0] == "-" && !opts.DryRun) {
 		err := fixToStdout(ctx, a, paths[0])
 		if ctx.Err() != nil {
@@ -129,6 +131,7 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 	run := &fixRun{app: a, opts: opts, ctx: ctx}
 	for _, p := range paths {
 		run.file(p)
+		prog.fileDone()
 		if err := ctx.Err(); err != nil {
 			return err // the file being repaired is left as it was, or repaired
 		}

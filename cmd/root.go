@@ -32,6 +32,8 @@ type streams struct {
 	Out, Err io.Writer
 	// OutIsTerminal is true when Out is a terminal (colour and text defaults).
 	OutIsTerminal bool
+	// ErrIsTerminal is true when Err is a terminal (the progress line).
+	ErrIsTerminal bool
 }
 
 // app is what every command shares: streams, the environment and the
@@ -47,7 +49,8 @@ type app struct {
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s := streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout)}
+	s := streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout),
+		ErrIsTerminal: isTerminal(os.Stderr)}
 	return run(ctx, os.Args[1:], s, os.Getenv)
 }
 
