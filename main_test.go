@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -27,6 +30,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("OPENCLAW_UPDATE") == "1",
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"livelock": liveLock},
 		Setup: func(env *testscript.Env) error {
 			// Scripts must not see the developer's own install or config.
 			env.Setenv("HOME", env.WorkDir+"/home")
@@ -40,6 +44,23 @@ func TestScripts(t *testing.T) {
 			return err
 		},
 	})
+}
+
+// liveLock is the script command "livelock FILE.lock": it starts a
+// process that sleeps until the script ends and writes OpenClaw's write
+// lock naming it into FILE.lock, as a running OpenClaw would; $LOCKPID is
+// its pid.
+func liveLock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: livelock FILE.lock")
+	}
+	sleeper := exec.Command("sleep", "600")
+	ts.Check(sleeper.Start())
+	ts.Defer(func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() })
+	pid := strconv.Itoa(sleeper.Process.Pid)
+	body := `{"pid":` + pid + `,"createdAt":"` + time.Now().UTC().Format("2006-01-02T15:04:05.000Z") + `"}`
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(body), 0o644))
+	ts.Setenv("LOCKPID", pid)
 }
 
 // TestScriptExamplesMatch: scripts that carry a copy of a bundled example

@@ -19,7 +19,7 @@ import (
 // TestProgressOnlyOnATerminal runs the binary with standard error on a
 // pseudo-terminal and on a pipe: check, check --provider all, fix and
 // replay draw the progress line on the terminal only, never on a pipe and
-// never in JSON mode; work shorter than a second draws none.
+// never in JSON mode or with --quiet; work shorter than a second draws none.
 // OPENCLAW_DOCTOR_PROGRESS=now draws it from the start, so that these short
 // runs show it.
 func TestProgressOnlyOnATerminal(t *testing.T) {
@@ -53,6 +53,8 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 		{[]string{"check", "--provider", "all", "--format", "json", file}, true, "now", ""},
 		{[]string{"fix", "--dry-run", "--format", "json", file}, true, "now", ""},
 		{[]string{"replay", "--format", "json", "--provider", "mistral", file}, true, "now", ""},
+		{[]string{"check", "--quiet", file}, true, "now", ""},
+		{[]string{"fix", "-q", "--dry-run", file}, true, "now", ""},
 		{[]string{"check", file}, true, "off", ""},
 		{[]string{"check", file}, true, "", ""}, // done within a second
 	} {

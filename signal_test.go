@@ -61,6 +61,7 @@ func TestSignalsStopLongWork(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(bin, append(c.args, c.file)...)
+			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir) // lost-and-found records stay in the test's folder
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {

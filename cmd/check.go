@@ -25,6 +25,7 @@ type checkOptions struct {
 
 func (o *checkOptions) addFlags(fs *pflag.FlagSet) {
 	fs.String("format", "text", "output format: text or json (openclaw doctor --lint --json's shape)")
+	addJSONFlag(fs)
 	fs.String("severity-min", "warning", "lowest severity printed and counted for the exit status: info, warning or error")
 	fs.StringSliceVar(&o.Only, "only", nil, "run only these check ids (repeatable, comma-separated)")
 	fs.StringSliceVar(&o.Skip, "skip", nil, "skip these check ids (repeatable, comma-separated)")
@@ -135,10 +136,10 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 		}
 		return err
 	}
-	if len(d.Roots) > 0 {
+	if len(d.Roots) > 0 && !a.ui.Quiet {
 		report.Scanned(a.Err, d.Roots, d.files())
 	}
-	if len(d.Databases) > 0 && len(o.Paths) == 0 {
+	if len(d.Databases) > 0 && len(o.Paths) == 0 && !a.ui.Quiet {
 		report.ScannedStores(a.Err, d.Databases, d.Sessions, d.Cold)
 	}
 	defer r.provider.close()
@@ -230,6 +231,9 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 		omitted := report.ShownOmitted(res.Omitted, r.threshold)
 		sum.Count(fs)
 		sum.CountOmitted(omitted)
+		if r.app.ui.Quiet { // counted above; printed only when they are errors
+			fs, omitted = report.Shown(fs, check.Error), report.ShownOmitted(omitted, check.Error)
+		}
 		r.provider.printFindings(text, i, d.Inputs[i], res.Path, fs, omitted, r.limit)
 	}
 	if err := ctx.Err(); err != nil {

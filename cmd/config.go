@@ -183,6 +183,9 @@ func (c *loadContext) lookupFlagOrEnv(d settingDef) (raw any, source, origin str
 	if f := c.flags.Lookup(d.flag); f != nil && f.Changed {
 		return flagValue(f), sourceFlag, "--" + d.flag, true
 	}
+	if f := c.flags.Lookup("json"); d.key == "format" && f != nil && f.Changed && f.Value.String() == "true" {
+		return "json", sourceFlag, "--json", true // --json is --format json
+	}
 	for _, name := range d.envs {
 		if v := c.getenv(name); strings.TrimSpace(v) != "" {
 			return v, sourceEnv, name, true

@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,7 +24,9 @@ type fixOptions struct {
 	KeepBackup bool
 	Force      bool
 	Format     string
-	Paths      []string
+	// NoLostFound: save no lost-and-found record of the removed lines.
+	NoLostFound bool
+	Paths       []string
 }
 
 func (o *fixOptions) addFlags(fs *pflag.FlagSet) {
@@ -31,14 +35,23 @@ func (o *fixOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.KeepBackup, "keep-backup", false, "keep the <file>.bak-<pid>-<ms> backup after a repair")
 	fs.BoolVar(&o.Force, "force", false, "repair even when a running OpenClaw holds the session's write lock, or when the repaired file cannot keep its owner")
 	fs.StringVar(&o.Format, "format", "text", "report format: text or json")
+	addJSONFlag(fs)
+	fs.BoolVar(&o.NoLostFound, "no-lost-found", false, "do not save the lines a repair removes or rewrites in a lost-and-found record")
+	fs.Bool("repair", false, "the same as fix (OpenClaw's doctor --repair spelling)")
+	_ = fs.MarkHidden("repair")
 }
 
 const fixLong = `WARNING: fix removes data. Lines that are not valid JSON and message entries
 without a usable role are dropped for good, empty assistant error turns and
 blank user turns are rewritten, and corrupted images are replaced by a text
-placeholder, exactly as OpenClaw's own session-file repair does. The original
-is kept in <file>.bak-<pid>-<ms> only during the replace (or with
---keep-backup). Run with --dry-run first.
+placeholder, exactly as OpenClaw's own session-file repair does. Every line
+removed or rewritten is first saved, with its bytes and line number, in a
+lost-and-found record (unless --no-lost-found) whose path the summary
+prints: <state>/openclaw-doctor/lost-found/<agent>/<session>-<time>.jsonl for
+a session of an install, else under $XDG_STATE_HOME/openclaw-doctor (or
+~/.local/state/openclaw-doctor)/lost-found. The original is kept in
+<file>.bak-<pid>-<ms> only during the replace (or with --keep-backup). Run
+with --dry-run first.
 
 fix repairs OpenClaw session transcripts (JSONL) as OpenClaw 2026.7.35's
 repairSessionFileIfNeeded would: the same dropped lines, rewritten entries,
@@ -58,10 +71,21 @@ hard-linked backup while it renames it into place, and then removes the backup.
                            itself when nothing changes); the file is untouched
   fix -                    the same for standard input
 
-With --format json the report is {"files":[{path, repaired, reason, droppedLines,
-rewrittenAssistantMessages, droppedBlankUserMessages, rewrittenUserMessages,
-removedCorruptedImageBlocks, insertedToolResults, backupPath}]}: OpenClaw's
-result fields, flat; under --dry-run "repaired" means "would be rewritten".
+A run that would rewrite more than one file lists them and asks once when
+standard input is a terminal; --yes, --non-interactive or a standard input
+that is not a terminal never ask, and a sweep then proceeds (as OpenClaw's
+doctor --non-interactive does). A summary line ends the run:
+"2 repaired, 1 refused (locked by running OpenClaw pid 4711), 27 clean;
+removed lines saved to ...". --quiet prints only errors and that line.
+Under --dry-run a session locked by a running OpenClaw shows "would refuse".
+
+With --format json (or --json) the report is {"files":[{path, repaired,
+reason, droppedLines, rewrittenAssistantMessages, droppedBlankUserMessages,
+rewrittenUserMessages, removedCorruptedImageBlocks, insertedToolResults,
+backupPath, lostFoundPath}], "summary":{dryRun, repaired, refused,
+lockedPids, notRepaired, clean, lostFound}}: OpenClaw's result fields, flat,
+and the summary's counts; under --dry-run "repaired" means "would be
+rewritten". With --stdout or - the report goes to standard error.
 
 fix exits 1 when --dry-run found something to change, or when a file could
 not be repaired (an early exit such as an invalid session header, a live
@@ -71,9 +95,10 @@ lock, a failed replace), and 2 when no input could be read at all.
 func newFixCmd(a *app) *cobra.Command {
 	opts := &fixOptions{}
 	cmd := &cobra.Command{
-		Use:   "fix [FILE|DIR|-]...",
-		Short: "Repair session files on disk exactly as OpenClaw does",
-		Long:  fixLong,
+		Use:     "fix [FILE|DIR|-]...",
+		Aliases: []string{"repair"},
+		Short:   "Repair session files on disk exactly as OpenClaw does",
+		Long:    fixLong,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			if f := a.settings.Format; f != "" {
@@ -95,7 +120,7 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(d.Roots) > 0 {
+	if len(d.Roots) > 0 && !a.ui.Quiet {
 		report.Scanned(a.Err, d.Roots, d.files())
 	}
 	var paths []string
@@ -119,16 +144,26 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 	if opts.Stdout && len(paths) != 1 {
 		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))
 	}
-	ctx, prog := startProgress(ctx, a, "fix", opts.Format == "json", paths, 0)
-	defer prog.finish()
 	if opts.Stdout || (len(paths) == 1 && paths[0] == "-" && !opts.DryRun) {
-		err := fixToStdout(ctx, a, paths[0])
+		ctx, prog := startProgress(ctx, a, "fix", opts.Format == "json", paths, 0)
+		defer prog.finish()
+		err := fixToStdout(ctx, a, paths[0], opts.Format == "json")
 		if ctx.Err() != nil {
 			return ctx.Err() // the output may be cut short: say so with exit 130
 		}
 		return err
 	}
 	run := &fixRun{app: a, opts: opts, ctx: ctx}
+	run.tally.DryRun = opts.DryRun
+	if !opts.NoLostFound && !opts.DryRun {
+		run.lostFound = &repair.LostFound{Home: lostFoundHome(a.getenv)}
+	}
+	if proceed, err := run.confirmSweep(paths); !proceed || err != nil {
+		return err
+	}
+	ctx, prog := startProgress(ctx, a, "fix", opts.Format == "json", paths, 0) // after the question, never over it
+	defer prog.finish()
+	run.ctx = ctx
 	for _, p := range paths {
 		run.file(p)
 		prog.fileDone()
@@ -173,8 +208,22 @@ func (o *fixOptions) validate() error {
 	return nil
 }
 
-// fixToStdout writes the repaired content of one input to standard output.
-func fixToStdout(ctx context.Context, a *app, path string) error {
+// lostFoundHome is openclaw-doctor's folder in the user's state folder,
+// which receives the lost-and-found records of sessions outside an
+// install: $XDG_STATE_HOME/openclaw-doctor (an absolute XDG_STATE_HOME),
+// else ~/.local/state/openclaw-doctor.
+func lostFoundHome(getenv func(string) string) string {
+	dir := strings.TrimSpace(getenv("XDG_STATE_HOME"))
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(homeDir(getenv, homeOptions{}), ".local", "state")
+	}
+	return filepath.Join(dir, "openclaw-doctor")
+}
+
+// fixToStdout writes the repaired content of one input to standard output
+// and its report to standard error: the JSON report with asJSON, else a
+// note of what was repaired.
+func fixToStdout(ctx context.Context, a *app, path string, asJSON bool) error {
 	var res repair.Result
 	var err error
 	switch {
@@ -199,6 +248,13 @@ func fixToStdout(ctx context.Context, a *app, path string) error {
 		res, err = repair.RepairTo(a.Out, path, repair.Options{Context: ctx})
 	}
 	res.Path = path
+	if asJSON && ctx.Err() == nil {
+		var t report.FixTally
+		t.Add(res, err)
+		if jerr := report.FixJSON(a.Err, []report.FixFile{report.NewFixFile(res)}, t); jerr != nil {
+			return jerr
+		}
+	}
 	if err != nil {
 		return &findingsError{err: err}
 	}
@@ -207,7 +263,7 @@ func fixToStdout(ctx context.Context, a *app, path string) error {
 		return &unreadableError{err: fmt.Errorf("%s: %s", path, res.Reason)}
 	case res.Reason != "":
 		return &findingsError{err: fmt.Errorf("%s: not repaired: %s (written unchanged)", path, res.Reason)}
-	case res.Repaired:
+	case res.Repaired && !asJSON:
 		report.FixStdoutSummary(a.Err, res)
 	}
 	return nil
@@ -230,17 +286,19 @@ func spoolFixStdin(a *app) (*os.File, func(), error) {
 // fixRun repairs (or plans) the files one after the other and reports.
 type fixRun struct {
 	*app
-	ctx      context.Context
-	opts     *fixOptions
-	files    []report.FixFile
-	failed   int // files that could not be repaired
-	unread   int // files that could not be read at all
-	changing int // dry run: files that would change
+	ctx       context.Context
+	opts      *fixOptions
+	lostFound *repair.LostFound // nil: no record (--no-lost-found, --dry-run)
+	tally     report.FixTally
+	files     []report.FixFile
+	failed    int // files that could not be repaired
+	unread    int // files that could not be read at all
+	changing  int // dry run: files that would change
 }
 
 func (r *fixRun) file(path string) {
 	var lines []repair.Verdict
-	opts := repair.Options{DryRun: r.opts.DryRun, KeepBackup: r.opts.KeepBackup, Force: r.opts.Force, Context: r.ctx}
+	opts := repair.Options{DryRun: r.opts.DryRun, KeepBackup: r.opts.KeepBackup, Force: r.opts.Force, Context: r.ctx, LostFound: r.lostFound}
 	if r.opts.DryRun && r.opts.Format == "text" {
 		opts.OnVerdict = func(v repair.Verdict) {
 			if v.Action != repair.Blank {
@@ -257,12 +315,13 @@ func (r *fixRun) file(path string) {
 	if errors.As(err, &spoolErr) {
 		r.unread++
 		r.failed++
+		r.tally.NotRepaired++
 		fmt.Fprintf(r.Err, "openclaw-doctor: %v\n", err)
 		return
 	}
 	res.Path = path
 	r.record(res, err)
-	if r.opts.Format == "text" {
+	if r.opts.Format == "text" && (!r.ui.Quiet || res.Reason != "" || err != nil) {
 		report.FixText(r.Out, r.Err, report.FixOutcome{Result: res, Err: err, DryRun: r.opts.DryRun, Lines: lines})
 	} else if !r.opts.DryRun {
 		report.FixWarnings(r.Err, res)
@@ -320,6 +379,7 @@ func (r *fixRun) removeLeftovers(path string) {
 // record counts the outcome for the exit status and the JSON report.
 func (r *fixRun) record(res repair.Result, err error) {
 	r.files = append(r.files, report.NewFixFile(res))
+	r.tally.Add(res, err)
 	switch {
 	case isReadFailure(res.Reason):
 		r.unread++
@@ -337,12 +397,15 @@ func isReadFailure(reason string) bool {
 	return reason == repair.ReasonMissing || strings.HasPrefix(reason, "failed to read session file: ")
 }
 
-// finish writes the JSON report and turns the outcome into the exit status.
+// finish writes the summary line (text) or the JSON report and turns the
+// outcome into the exit status.
 func (r *fixRun) finish() error {
 	if r.opts.Format == "json" {
-		if err := report.FixJSON(r.Out, r.files); err != nil {
+		if err := report.FixJSON(r.Out, r.files, r.tally); err != nil {
 			return err
 		}
+	} else {
+		report.FixSummary(r.Out, r.tally)
 	}
 	switch {
 	case len(r.files) > 0 && r.unread == len(r.files):
@@ -351,4 +414,39 @@ func (r *fixRun) finish() error {
 		return errFindings
 	}
 	return nil
+}
+
+// confirmSweep asks, when it may (a terminal, no --yes, no
+// --non-interactive), before a repair that would rewrite more than one
+// file: it plans every file, lists those that would change, and asks once.
+// It reports whether to go on; a refusal is a findings error (exit 1:
+// the files still need repair).
+func (r *fixRun) confirmSweep(paths []string) (bool, error) {
+	if r.opts.DryRun || len(paths) < 2 || !r.mayAsk() {
+		return true, nil
+	}
+	var changing []string
+	for _, p := range paths {
+		res, err := repair.RepairFile(p, repair.Options{DryRun: true, Force: r.opts.Force, Context: r.ctx})
+		if err == nil && res.Repaired {
+			changing = append(changing, p)
+		}
+		if err := r.ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+	if len(changing) < 2 {
+		return true, nil
+	}
+	fmt.Fprintf(r.Err, "fix would rewrite %d files:\n", len(changing))
+	for _, p := range changing {
+		fmt.Fprintf(r.Err, "  %s\n", p)
+	}
+	fmt.Fprintf(r.Err, "Repair them? [y/N] ")
+	answer, _ := bufio.NewReader(r.In).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, &findingsError{err: errors.New("fix: nothing repaired (not confirmed)")}
 }

@@ -42,6 +42,7 @@ func FuzzCommands(f *testing.F) {
 	f.Fuzz(func(t *testing.T, base, program []byte, pick uint8) {
 		input := sessiontest.Damaged(base, program)
 		dir := t.TempDir()
+		fuzzStateHome = t.TempDir() // fix's lost-and-found records, outside dir
 		path := filepath.Join(dir, "s.jsonl")
 		if err := os.WriteFile(path, input, 0o600); err != nil {
 			t.Fatal(err)
@@ -104,12 +105,22 @@ type fuzzRun struct {
 	out, err []byte
 }
 
-// runFuzzCommand runs args in-process with stdin as standard input and
-// replay's clock frozen.
+// fuzzStateHome is XDG_STATE_HOME for runFuzzCommand: where fix keeps the
+// lost-and-found records of files outside an install.
+var fuzzStateHome string
+
+// runFuzzCommand runs args in-process with stdin as standard input,
+// replay's clock frozen and XDG_STATE_HOME at fuzzStateHome.
 func runFuzzCommand(t *testing.T, stdin []byte, args ...string) fuzzRun {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), args, streams{In: bytes.NewReader(stdin), Out: &out, Err: &errOut}, frozenEnv)
+	env := func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return fuzzStateHome
+		}
+		return frozenEnv(k)
+	}
+	code := run(context.Background(), args, streams{In: bytes.NewReader(stdin), Out: &out, Err: &errOut}, env)
 	if bytes.Contains(errOut.Bytes(), []byte("goroutine ")) {
 		t.Fatalf("%s: %s", strings.Join(args, " "), errOut.Bytes())
 	}
@@ -239,7 +250,7 @@ func FuzzPaths(f *testing.F) {
 		target := filepath.Join(sessions, file)
 		writeFuzzFile(t, filepath.Join(top, "outside.jsonl"))
 		writeFuzzFile(t, filepath.Join(sessions, "other.jsonl"))
-		if trimmed := strings.TrimSpace(file); trimmed != file && fuzzFileName([]byte(trimmed)) == trimmed {
+		if trimmed := strings.TrimSpace(file); trimmed != file && trimmed != "" && fuzzFileName([]byte(trimmed)) == trimmed {
 			writeFuzzFile(t, filepath.Join(sessions, trimmed))
 		}
 		writeFuzzFile(t, target)
@@ -249,13 +260,37 @@ func FuzzPaths(f *testing.F) {
 				return state
 			case "HOME":
 				return top
+			case "XDG_STATE_HOME":
+				return filepath.Join(top, fuzzRecords)
 			}
 			return ""
 		}
 		fuzzFixStdout(t, top, target, env)
-		fuzzFixNamed(t, top, target, env)
-		fuzzFixDiscovered(t, top, env)
+		fuzzFixNamed(t, top, state, target, env)
+		fuzzFixDiscovered(t, top, state, env)
 	})
+}
+
+// fuzzRecords is the folder (under the test's top folder) of fix's
+// lost-and-found records for files outside an install; those of an
+// install's sessions are under <state>/openclaw-doctor.
+const fuzzRecords = "xdg-state"
+
+// afterFix is the files under top after a fix, leaving out fix's
+// lost-and-found records (the folders named above), which a fix that
+// drops lines adds.
+func afterFix(t *testing.T, top, state string) map[string]sessiontest.FileState {
+	t.Helper()
+	after := sessiontest.FileStates(t, top)
+	records, _ := filepath.Rel(top, filepath.Join(state, "openclaw-doctor"))
+	for p := range after {
+		for _, dir := range []string{records, fuzzRecords} {
+			if strings.HasPrefix(p, dir+string(filepath.Separator)) {
+				delete(after, p)
+			}
+		}
+	}
+	return after
 }
 
 // fuzzFileName makes raw a name one folder can hold ("" when it cannot).
@@ -298,7 +333,7 @@ func fuzzFixStdout(t *testing.T, top, target string, env func(string) string) {
 }
 
 // fuzzFixNamed: `fix FILE` repairs FILE and nothing else.
-func fuzzFixNamed(t *testing.T, top, target string, env func(string) string) {
+func fuzzFixNamed(t *testing.T, top, state, target string, env func(string) string) {
 	t.Helper()
 	before := sessiontest.FileStates(t, top)
 	r := runFuzzEnv(env, "fix", target)
@@ -309,13 +344,13 @@ func fuzzFixNamed(t *testing.T, top, target string, env func(string) string) {
 	} else if r.code != exitOK || string(data) != fuzzPathRepaired {
 		t.Fatalf("fix %q: exit %d, file now:\n%s\n%s\n%s", target, r.code, data, r.out, r.err)
 	}
-	sessiontest.SameFiles(t, before, sessiontest.FileStates(t, top), rel)
+	sessiontest.SameFiles(t, before, afterFix(t, top, state), rel)
 	writeFuzzFile(t, target) // damaged again, for fuzzFixDiscovered
 }
 
 // fuzzFixDiscovered: `fix` with no argument repairs exactly the
 // transcripts discovery lists under the state folder, and they exist.
-func fuzzFixDiscovered(t *testing.T, top string, env func(string) string) {
+func fuzzFixDiscovered(t *testing.T, top, state string, env func(string) string) {
 	t.Helper()
 	a := &app{streams: streams{In: strings.NewReader(""), Out: new(bytes.Buffer), Err: new(bytes.Buffer)}, getenv: env}
 	root := newRootCmd(a)
@@ -325,11 +360,11 @@ func fuzzFixDiscovered(t *testing.T, top string, env func(string) string) {
 	if a.settings.StateDir != env("OPENCLAW_STATE_DIR") {
 		// A state folder is trimmed as OpenClaw trims it (parsePath): this
 		// one names another folder, which does not exist. Nothing changes.
-		before := sessiontest.FileStates(t, top)
+		before := afterFix(t, top, state)
 		if r := runFuzzEnv(env, "fix"); r.code != exitUsage {
 			t.Fatalf("fix with the state folder %q missing: exit %d\n%s", a.settings.StateDir, r.code, r.err)
 		}
-		sessiontest.SameFiles(t, before, sessiontest.FileStates(t, top))
+		sessiontest.SameFiles(t, before, afterFix(t, top, state))
 		return
 	}
 	d, err := discoverSessions(context.Background(), nil, a)
@@ -350,12 +385,12 @@ func fuzzFixDiscovered(t *testing.T, top string, env func(string) string) {
 	if !containsSuffix(listed, "other.jsonl") {
 		t.Fatalf("discovery misses other.jsonl: %q", listed)
 	}
-	before := sessiontest.FileStates(t, top)
-	r := runFuzzEnv(env, "fix")
+	before := afterFix(t, top, state) // without the records of fuzzFixNamed's fix
+	r := runFuzzEnv(env, "fix", "--yes")
 	if r.code != exitOK {
 		t.Fatalf("fix: exit %d\n%s\n%s", r.code, r.out, r.err)
 	}
-	sessiontest.SameFiles(t, before, sessiontest.FileStates(t, top), listed...)
+	sessiontest.SameFiles(t, before, afterFix(t, top, state), listed...)
 	for _, rel := range listed {
 		if data, _ := os.ReadFile(filepath.Join(top, rel)); string(data) != fuzzPathRepaired {
 			t.Fatalf("fix left %q (listed by discovery) unrepaired:\n%s", rel, data)

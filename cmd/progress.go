@@ -23,11 +23,11 @@ const (
 )
 
 // progressEnabled is the one decision whether a command shows progress:
-// only when standard error is a terminal, never in JSON mode, never on a
-// dumb terminal (the line is redrawn with an escape sequence), never when
-// progressEnv is "off".
+// only when standard error is a terminal, never in JSON mode, never with
+// --quiet, never on a dumb terminal (the line is redrawn with an escape
+// sequence), never when progressEnv is "off".
 func progressEnabled(a *app, json bool) bool {
-	return a.ErrIsTerminal && !json && a.getenv("TERM") != "dumb" && a.getenv(progressEnv) != "off"
+	return a.ErrIsTerminal && !json && !a.ui.Quiet && a.getenv("TERM") != "dumb" && a.getenv(progressEnv) != "off"
 }
 
 // progress draws the progress line of one command on standard error,

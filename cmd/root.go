@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // exitStatusHelp is appended to every command's Long help.
@@ -34,6 +35,29 @@ type streams struct {
 	OutIsTerminal bool
 	// ErrIsTerminal is true when Err is a terminal (the progress line).
 	ErrIsTerminal bool
+	// InIsTerminal is true when In is a terminal: only then may a command
+	// ask a question (fix's sweep prompt).
+	InIsTerminal bool
+}
+
+// interaction holds the root flags that say how much to print and whether
+// to ask: --quiet, --yes, --non-interactive. It is the one place commands
+// (and anything that draws on the terminal, such as a progress display)
+// read them.
+type interaction struct {
+	// Quiet (--quiet, -q): print only errors and the closing summary.
+	Quiet bool
+	// Yes (--yes, -y): answer yes to every question.
+	Yes bool
+	// NonInteractive (--non-interactive): never ask; a question's default
+	// is taken as OpenClaw's doctor takes it (fix proceeds with a sweep).
+	NonInteractive bool
+}
+
+// mayAsk reports whether a command may put a question to the user on
+// standard input.
+func (a *app) mayAsk() bool {
+	return a.InIsTerminal && !a.ui.Yes && !a.ui.NonInteractive
 }
 
 // app is what every command shares: streams, the environment and the
@@ -42,6 +66,7 @@ type app struct {
 	streams
 	getenv   func(string) string
 	settings *settings
+	ui       interaction
 }
 
 // Main runs openclaw-doctor with the process's arguments and streams and
@@ -50,7 +75,7 @@ func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s := streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout),
-		ErrIsTerminal: isTerminal(os.Stderr)}
+		ErrIsTerminal: isTerminal(os.Stderr), InIsTerminal: isTerminal(os.Stdin)}
 	return run(ctx, os.Args[1:], s, os.Getenv)
 }
 
@@ -59,11 +84,15 @@ func run(ctx context.Context, args []string, s streams, getenv func(string) stri
 	s.In = cancelOnDone(ctx, s.In) // a read waiting on an idle standard input ends with ctx
 	a := &app{streams: s, getenv: getenv}
 	root := newRootCmd(a)
+	args, err := doctorSpellings(root, args)
+	if err != nil {
+		return exitCode(err, s.Err)
+	}
 	root.SetArgs(args)
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	err := root.ExecuteContext(ctx)
+	err = root.ExecuteContext(ctx)
 	if ctx.Err() != nil && err != nil {
 		err = fmt.Errorf("%w: %w", errInterrupted, err)
 	}
@@ -78,6 +107,11 @@ func newRootCmd(a *app) *cobra.Command {
 that makes providers reject a session, repairs the durable records on disk
 exactly as OpenClaw's own session-file repair does, and shows the message list
 OpenClaw would send to a given provider.
+
+OpenClaw's doctor spellings work too: openclaw-doctor --fix (or --repair)
+runs fix, and openclaw-doctor --lint runs check, on the sessions of the
+local install or on the FILE|DIR arguments that follow, with the command's
+flags (--dry-run, --json, --yes, ...).
 ` + exitStatusHelp,
 		Version:           version(),
 		SilenceErrors:     true,
@@ -87,9 +121,80 @@ OpenClaw would send to a given provider.
 	root.SetVersionTemplate("openclaw-doctor {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	a.addGlobalFlags(root)
+	a.addInteractionFlags(root)
 	root.AddCommand(newCheckCmd(a), newFixCmd(a), newReplayCmd(a), newExportCmd(a), newSessionsCmd(a), newConfigCmd(a), newCompletionCmd(a))
 	return root
 }
+
+// addInteractionFlags registers --quiet, --yes and --non-interactive for
+// every command, and the root's doctor spellings for help (doctorSpellings
+// acts on them before the command line is parsed).
+func (a *app) addInteractionFlags(root *cobra.Command) {
+	pf := root.PersistentFlags()
+	pf.BoolVarP(&a.ui.Quiet, "quiet", "q", false, "print only errors and the closing summary")
+	pf.BoolVarP(&a.ui.Yes, "yes", "y", false, "answer yes to every question (fix: repair a sweep without asking)")
+	pf.BoolVar(&a.ui.NonInteractive, "non-interactive", false, "never ask; a fix sweep proceeds without --yes, as OpenClaw's doctor --non-interactive does")
+	fs := root.Flags()
+	fs.Bool("fix", false, "run fix: openclaw-doctor --fix [flags] [FILE|DIR]...")
+	fs.Bool("repair", false, "the same as --fix")
+	fs.Bool("lint", false, "run check: openclaw-doctor --lint [flags] [FILE|DIR]...")
+}
+
+// doctorSpellings turns OpenClaw's doctor spellings into commands:
+// "--fix ARGS" and "--repair ARGS" become "fix ARGS", "--lint ARGS"
+// "check ARGS", wherever the spelling stands before a "--" and before any
+// command name. Other command lines are returned as they are.
+func doctorSpellings(root *cobra.Command, args []string) ([]string, error) {
+	command, at, end := "", -1, len(args)
+	for i, arg := range args {
+		if arg == "--" {
+			end = i
+			break
+		}
+		var c string
+		switch arg {
+		case "--fix", "--repair":
+			c = "fix"
+		case "--lint":
+			c = "check"
+		default:
+			continue
+		}
+		if command != "" && c != command {
+			return nil, usageErrorf("%s and %s cannot be combined", args[at], arg)
+		}
+		if command == "" {
+			command, at = c, i
+		}
+	}
+	if command == "" || holdsCommand(root, args[:at]) {
+		return args, nil
+	}
+	out := []string{command}
+	for i, arg := range args {
+		if i >= end || (arg != "--fix" && arg != "--repair" && arg != "--lint") {
+			out = append(out, arg)
+		}
+	}
+	return out, nil
+}
+
+// holdsCommand reports whether args, the words before a doctor spelling,
+// name a command (then the spelling is that command's, e.g. fix --repair).
+func holdsCommand(root *cobra.Command, args []string) bool {
+	for _, arg := range args {
+		for _, c := range root.Commands() {
+			if c.Name() == arg || c.HasAlias(arg) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// addJSONFlag registers --json, the same as --format json (loadSettings
+// reads it as the format setting).
+func addJSONFlag(fs *pflag.FlagSet) { fs.Bool("json", false, "the same as --format json") }
 
 // version is the module version from the build info ("(devel)" for a
 // source build), with the VCS revision when known.

@@ -25,6 +25,12 @@
 //     from before the first read until the file is replaced, and replaces
 //     through [Replace]: temp file, hard-linked backup, change detection,
 //     rename, directory fsync (see docs/safety.md).
+//   - With [Options.LostFound], every line a repair in place drops or
+//     rewrites is first saved, with its bytes and physical line, in a
+//     lost-and-found record outside every agents/ folder ([LostFoundDir]),
+//     written as a stream and fsynced before the rename; when it cannot be
+//     written the file is not repaired. A dry run reports the live lock a
+//     repair would be refused by, without taking it.
 //
 // # How
 //

@@ -35,6 +35,11 @@ type Options struct {
 	// Context, when set, stops the first pass at its next read once it is
 	// done: nothing is written and the file is left as it was.
 	Context context.Context
+	// LostFound, when set, saves every line a repair in place drops or
+	// rewrites in a lost-and-found record before the file is replaced
+	// (Result.LostFoundPath); when the record cannot be written the file is
+	// not repaired. Dry runs and RepairTo/RepairStream write none.
+	LostFound *LostFound
 	// Lock and Replace tune the lock and the safe replace (tests); Force
 	// and KeepBackup above take precedence over their fields.
 	Lock    LockOptions
@@ -72,6 +77,9 @@ type Result struct {
 	BackupPath string
 	// Plan is the first pass's plan (empty when the file could not be read).
 	Plan Plan
+	// LostFoundPath is the lost-and-found record of the lines the repair
+	// dropped or rewrote ("" when none was written).
+	LostFoundPath string
 	// BackupCleanupErr is why the backup could not be deleted after a
 	// successful replace (the backup is then kept: BackupPath).
 	BackupCleanupErr error
@@ -98,7 +106,8 @@ var ErrLocked = errors.New("session is locked")
 // reason for an early exit (the file is then untouched); the error is
 // non-nil only when the repair was attempted and failed (Result.Reason
 // then starts "repair failed: ") or when a live lock refused it (wrapping
-// [ErrLocked] and the *LiveLockError; Result.Reason is its message). A file that needs nothing is not
+// [ErrLocked] and the *LiveLockError; Result.Reason is its message; a dry
+// run, which takes no lock, is refused by a live lock the same way). A file that needs nothing is not
 // touched at all: same bytes, same mtime.
 func RepairFile(path string, opts Options) (res Result, err error) {
 	res = Result{Path: path}
@@ -106,6 +115,12 @@ func RepairFile(path string, opts Options) (res Result, err error) {
 	if reason != "" {
 		res.Reason = reason
 		return res, nil
+	}
+	if opts.DryRun && !opts.Force {
+		if live := refusingLock(abs, opts.Lock); live != nil {
+			res.Reason = live.Error() // what the repair itself would answer
+			return res, fmt.Errorf("%w: %w", ErrLocked, live)
+		}
 	}
 	if !opts.DryRun {
 		lockOpts := opts.Lock
@@ -145,6 +160,18 @@ func RepairFile(path string, opts Options) (res Result, err error) {
 	return replaceFile(res, abs, snap, &plan, opts)
 }
 
+// refusingLock is the live write lock that would refuse a repair of the
+// session at abs (AcquireLock's judgement, without waiting), or nil; a dry
+// run tells that truth without taking the lock.
+func refusingLock(abs string, opts LockOptions) *LiveLockError {
+	for _, lp := range lockPathsFor(abs) {
+		if info, err := inspectLockFile(lp, opts); err == nil && !info.Reclaimable {
+			return &LiveLockError{Info: *info}
+		}
+	}
+	return nil
+}
+
 // fillPlanned copies the plan's outcome into res the way OpenClaw reports
 // it and reports whether a rewrite is needed.
 func fillPlanned(res *Result, plan *Plan) bool {
@@ -165,6 +192,13 @@ func replaceFile(res Result, abs string, snap Snapshot, plan *Plan, opts Options
 	ropts := opts.Replace
 	ropts.KeepBackup = opts.KeepBackup
 	ropts.AllowOwnerChange = opts.Force
+	if opts.LostFound != nil && len(plan.Edits) > 0 {
+		path, err := writeLostFound(opts.LostFound, snap, plan)
+		if err != nil {
+			return failedReplace(res, err), err
+		}
+		res.LostFoundPath = path
+	}
 	write := func(w io.Writer) error {
 		f, err := os.Open(snap.Path)
 		if err != nil {
@@ -176,12 +210,22 @@ func replaceFile(res Result, abs string, snap Snapshot, plan *Plan, opts Options
 	rr, err := Replace(abs, snap, write, ropts)
 	res.BackupPath, res.BackupCleanupErr, res.OwnerChange = rr.BackupPath, rr.BackupCleanupErr, rr.OwnerChange
 	if err != nil && !rr.Replaced {
-		res.Repaired = false
-		res.InsertedToolResults = 0 // OpenClaw's failure result has no insertedToolResults
-		res.Reason = "repair failed: " + err.Error()
-		return res, err
+		if res.LostFoundPath != "" {
+			_ = os.Remove(res.LostFoundPath) // the session keeps every line
+			res.LostFoundPath = ""
+		}
+		return failedReplace(res, err), err
 	}
 	return res, err // after the rename an error is a warning: the file is repaired
+}
+
+// failedReplace is OpenClaw's result for a repair that failed before the
+// file was replaced.
+func failedReplace(res Result, err error) Result {
+	res.Repaired = false
+	res.InsertedToolResults = 0 // OpenClaw's failure result has no insertedToolResults
+	res.Reason = "repair failed: " + err.Error()
+	return res
 }
 
 // locate resolves path and probes the file, as OpenClaw does before a

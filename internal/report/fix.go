@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/repair"
@@ -36,12 +38,17 @@ func FixText(out, errOut io.Writer, o FixOutcome) {
 	res, err := o.Result, o.Err
 	var locked *repair.LiveLockError
 	switch {
+	case errors.As(err, &locked) && o.DryRun:
+		fmt.Fprintf(out, "%s: would refuse: %s\nhint: stop the OpenClaw session first, or use --force\n", res.Path, refusal(locked))
 	case errors.As(err, &locked):
 		fmt.Fprintf(out, "%s: not repaired: %v\nhint: stop the OpenClaw session first, or use --force\n", res.Path, locked)
 	case res.Reason == repair.ReasonMissing && strings.HasPrefix(res.Path, "sqlite:"):
 		fmt.Fprintf(out, "%s: not repaired: %s (not a file: an SQLite transcript marker of OpenClaw 2026.9+; fix repairs JSONL files)\n", res.Path, res.Reason)
 	case res.Reason != "":
 		fmt.Fprintf(out, "%s: not repaired: %s\n", res.Path, res.Reason)
+		if strings.HasPrefix(res.Reason, repair.ReasonLostFoundFailed) {
+			fmt.Fprintf(out, "hint: make the folder writable, or repair without saving the removed lines (--no-lost-found)\n")
+		}
 		if res.Reason == repair.ReasonInvalidHeader && res.Plan.FirstEntryLine > 0 {
 			fmt.Fprintf(out, "  line %d: the first entry is not a session header\n", res.Plan.FirstEntryLine)
 		}
@@ -63,6 +70,9 @@ func FixText(out, errOut io.Writer, o FixOutcome) {
 	if res.BackupPath != "" {
 		fmt.Fprintf(out, "  backup kept: %s\n", res.BackupPath)
 	}
+	if res.LostFoundPath != "" {
+		fmt.Fprintf(out, "  removed lines saved to %s\n", res.LostFoundPath)
+	}
 	for _, l := range res.ReplacedStaleLocks {
 		fmt.Fprintf(errOut, "openclaw-doctor: %s: removed a stale write lock (%s)\n", res.Path, l.String())
 	}
@@ -74,6 +84,16 @@ func FixText(out, errOut io.Writer, o FixOutcome) {
 	} else {
 		FixWarnings(errOut, res)
 	}
+}
+
+// refusal says why a live lock refuses a repair: "locked by running
+// OpenClaw (pid N)", or the lock's own message when its body names no live
+// owner (a lock being taken, or one without a pid).
+func refusal(locked *repair.LiveLockError) string {
+	if locked.Info.PID > 0 && locked.Info.HeldUntil.IsZero() {
+		return fmt.Sprintf("locked by running OpenClaw (pid %d)", locked.Info.PID)
+	}
+	return locked.Error()
 }
 
 // fixDryRunNotes says, under a planned repair, what the repair would do
@@ -177,6 +197,90 @@ func FixLeftover(errOut io.Writer, path string, l repair.Leftover) {
 	}
 }
 
+// FixTally counts the outcomes of one fix run for its closing summary.
+type FixTally struct {
+	DryRun bool `json:"dryRun"`
+	// Repaired files were rewritten (under DryRun: would be).
+	Repaired int `json:"repaired"`
+	// Refused files are locked by a running OpenClaw; LockedPIDs are the
+	// lock owners' pids, in the order met.
+	Refused    int   `json:"refused"`
+	LockedPIDs []int `json:"lockedPids"`
+	// NotRepaired files could not be read or repaired for another reason
+	// (an invalid header, an empty file, a failed replace).
+	NotRepaired int `json:"notRepaired"`
+	// Clean files needed nothing.
+	Clean int `json:"clean"`
+	// LostFound are the lost-and-found records written, in file order.
+	LostFound []string `json:"lostFound"`
+}
+
+// Add counts one file's outcome.
+func (t *FixTally) Add(res repair.Result, err error) {
+	var locked *repair.LiveLockError
+	switch {
+	case errors.As(err, &locked):
+		t.Refused++
+		if pid := locked.Info.PID; pid > 0 && !slices.Contains(t.LockedPIDs, pid) {
+			t.LockedPIDs = append(t.LockedPIDs, pid)
+		}
+	case res.Reason != "":
+		t.NotRepaired++
+	case res.Repaired:
+		t.Repaired++
+	default:
+		t.Clean++
+	}
+	if res.LostFoundPath != "" {
+		t.LostFound = append(t.LostFound, res.LostFoundPath)
+	}
+}
+
+// FixSummary writes the line that ends a fix run, e.g. "2 repaired, 1
+// refused (locked by running OpenClaw pid 4711), 27 clean; removed lines
+// saved to …".
+func FixSummary(w io.Writer, t FixTally) {
+	repaired, refused := "repaired", "refused"
+	if t.DryRun {
+		repaired, refused = "would repair", "would refuse"
+	}
+	parts := []string{fmt.Sprintf("%d %s", t.Repaired, repaired)}
+	if t.Refused > 0 {
+		r := fmt.Sprintf("%d %s (locked", t.Refused, refused)
+		if len(t.LockedPIDs) > 0 {
+			pids := make([]string, len(t.LockedPIDs))
+			for i, p := range t.LockedPIDs {
+				pids[i] = strconv.Itoa(p)
+			}
+			r += " by running OpenClaw pid " + strings.Join(pids, ", ")
+		}
+		parts = append(parts, r+")")
+	}
+	if t.NotRepaired > 0 {
+		parts = append(parts, fmt.Sprintf("%d not repaired", t.NotRepaired))
+	}
+	parts = append(parts, fmt.Sprintf("%d clean", t.Clean))
+	line := strings.Join(parts, ", ")
+	switch n := len(t.LostFound); {
+	case n == 1:
+		line += "; removed lines saved to " + t.LostFound[0]
+	case n > 1:
+		line += fmt.Sprintf("; removed lines saved to %s (%d records)", commonDir(t.LostFound), n)
+	}
+	fmt.Fprintln(w, line)
+}
+
+// commonDir is the deepest folder holding every path of paths.
+func commonDir(paths []string) string {
+	dir := filepath.Dir(paths[0])
+	for _, p := range paths[1:] {
+		for dir != filepath.Dir(dir) && !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			dir = filepath.Dir(dir)
+		}
+	}
+	return dir
+}
+
 // FixFile is one file's entry in fix's JSON report: OpenClaw's result
 // fields, flat, with null for an absent reason or backup.
 type FixFile struct {
@@ -185,6 +289,9 @@ type FixFile struct {
 	Reason   *string `json:"reason"`
 	repair.Counts
 	BackupPath *string `json:"backupPath"`
+	// LostFoundPath is the lost-and-found record of the lines the repair
+	// dropped or rewrote, or null.
+	LostFoundPath *string `json:"lostFoundPath"`
 }
 
 // NewFixFile is the JSON entry of a repair's result.
@@ -198,12 +305,24 @@ func NewFixFile(res repair.Result) FixFile {
 		b := res.BackupPath
 		f.BackupPath = &b
 	}
+	if res.LostFoundPath != "" {
+		l := res.LostFoundPath
+		f.LostFoundPath = &l
+	}
 	return f
 }
 
-// FixJSON writes fix's JSON report, {"files":[…]}.
-func FixJSON(w io.Writer, files []FixFile) error {
+// FixJSON writes fix's JSON report, {"files":[…],"summary":{…}}: the
+// summary holds the counts of the closing summary line.
+func FixJSON(w io.Writer, files []FixFile, t FixTally) error {
+	if t.LockedPIDs == nil {
+		t.LockedPIDs = []int{}
+	}
+	if t.LostFound == nil {
+		t.LostFound = []string{}
+	}
 	return encode(w, struct {
-		Files []FixFile `json:"files"`
-	}{files})
+		Files   []FixFile `json:"files"`
+		Summary FixTally  `json:"summary"`
+	}{files, t})
 }
