@@ -88,7 +88,11 @@ branch), its replay findings at lines of that view (the header is line 1), as
 replay names them; JSON's seq names the row either way.
 ` + exitStatusHelp + `
   check exits 1 when a finding is at or above --severity-min (default
-  warning), and 2 when no input could be read at all.`
+  warning), and 2 when no input could be read at all. With the default
+  threshold, check exits 0 exactly when no provider would reject a session
+  and no finding needs a person (docs/checks.md): after a successful fix,
+  what OpenClaw's replay repairs for every provider is info, and notes
+  (file/…: locks, backups, files that are not transcripts) never count.`
 
 func newCheckCmd(a *app) *cobra.Command {
 	opts := &checkOptions{}
@@ -168,6 +172,9 @@ func newCheckRun(a *app, o *checkOptions) (*checkRun, error) {
 		return nil, usageErrorf("check: --severity-min: %v", err)
 	}
 	opts := check.Options{Only: checkIDs(o.Only), Skip: checkIDs(o.Skip), ImageMaxDimensionPx: a.settings.ImageMaxDimensionPx}
+	if err := knownCheckIDs(opts); err != nil {
+		return nil, err
+	}
 	sel, err := opts.Selection()
 	if err != nil {
 		return nil, usageErrorf("check: %v", err)
@@ -182,6 +189,22 @@ func newCheckRun(a *app, o *checkOptions) (*checkRun, error) {
 		r.opts.Limit = textLimit
 	}
 	return r, nil
+}
+
+// knownCheckIDs refuses an unknown id in --only or --skip, naming the
+// nearest known one.
+func knownCheckIDs(opts check.Options) error {
+	for _, f := range []struct {
+		flag string
+		ids  []check.ID
+	}{{"--only", opts.Only}, {"--skip", opts.Skip}} {
+		for _, id := range f.ids {
+			if _, ok := check.Lookup(id); !ok {
+				return checkIDError(f.flag, id)
+			}
+		}
+	}
+	return nil
 }
 
 func checkIDs(args []string) []check.ID {
@@ -240,7 +263,7 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 		return err
 	}
 	if readable == 0 && len(d.Inputs) > 0 {
-		return r.noInput(text, sum, js.held)
+		return r.noInput(text, sum, &js)
 	}
 	if r.json {
 		if err := js.stream.Close(sum); err != nil {
@@ -281,14 +304,16 @@ func (j *jsonOutput) add(fs []check.Finding, readable bool, threshold check.Seve
 	j.stream.Add(fs)
 }
 
-// noInput ends a run where nothing could be read (exit 2).
-func (r *checkRun) noInput(text *report.Text, sum report.Summary, shown []check.Finding) error {
+// noInput ends a run where nothing could be read (exit 2). The JSON
+// document lists the findings of the unreadable inputs with their own
+// check ids, as text does.
+func (r *checkRun) noInput(text *report.Text, sum report.Summary, js *jsonOutput) error {
 	msg := "no input could be read"
 	if r.json {
-		if len(shown) > 0 {
-			msg = fmt.Sprintf("%s: %s: %s", msg, shown[0].Path, shown[0].Message)
+		js.stream.Add(js.held)
+		if err := js.stream.Close(sum); err != nil {
+			return err
 		}
-		_ = report.JSONFailure(r.app.Out, msg)
 	} else {
 		text.Summary(sum)
 	}
@@ -309,6 +334,13 @@ func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
 	if f := r.provider.spooled(in.Path); f != nil { // a pipe, read twice
 		return check.Run(ctx, io.NewSectionReader(f, 0, 1<<62), in.Path, -1, r.sel, r.opts)
 	}
+	if note, ok := check.NonTranscript(in.Path); ok {
+		res := check.Result{Path: in.Path, NotTranscript: true}
+		if r.sel.Enabled(note.ID) {
+			res.Findings = []check.Finding{note}
+		}
+		return res
+	}
 	f, err := openInput(ctx, in.Path)
 	if err != nil {
 		return check.Unopened(in.Path, err, r.sel)
@@ -318,7 +350,15 @@ func (r *checkRun) checkOne(ctx context.Context, in input) check.Result {
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		size = fi.Size()
 	}
-	return check.Run(ctx, f, in.Path, size, r.sel, r.opts)
+	res := check.Run(ctx, f, in.Path, size, r.sel, r.opts)
+	notes := check.SideNotes(in.Path, r.sel)
+	if note, ok := check.BackupNote(in.Path, r.sel); ok {
+		notes = []check.Finding{note} // a backup's own lock and backups are no session's
+	}
+	if len(notes) > 0 && !res.Unreadable {
+		res.Findings = append(notes, res.Findings...)
+	}
+	return res
 }
 
 // useColor: colour only on a terminal, never with NO_COLOR or TERM=dumb;

@@ -91,6 +91,9 @@ func newProviderRun(a *app, f providerFlags, opts check.Options, sel *check.Sele
 	if p.opts.All() && (f.modelAPI != "" || f.modelID != "") {
 		return nil, usageErrorf("check: --provider all replays for fixed models; --model-api and --model-id need one provider")
 	}
+	if !p.opts.All() {
+		warnUnknownProvider(a.Err, "check", f.provider)
+	}
 	now, err := replayClock(a)
 	if err != nil {
 		return nil, err
@@ -174,7 +177,7 @@ func (p *providerRun) close() {
 // add appends the replay findings of in, input i, to its line-pass result
 // (nothing for a file that could not be read).
 func (p *providerRun) add(ctx context.Context, i int, in input, res check.Result) check.Result {
-	if p == nil || res.Unreadable || ctx.Err() != nil || (in.Store != nil && in.Store.Database) {
+	if p == nil || res.Unreadable || res.NotTranscript || ctx.Err() != nil || (in.Store != nil && in.Store.Database) {
 		return res
 	}
 	var pr check.ProviderResult

@@ -32,8 +32,8 @@ type homeOptions struct {
 	// openclaw asks for OpenClaw's effective home: OPENCLAW_HOME when set
 	// (not "undefined" or "null", as OpenClaw reads it), with ~ expanded
 	// against the user's home, else the user's home; made absolute.
-	// Settings resolve OpenClaw's paths against it; the install discovery
-	// of check and fix looks under the user's home only.
+	// Settings resolve OpenClaw's paths against it, and the install
+	// discovery of check and fix looks under it.
 	openclaw bool
 }
 

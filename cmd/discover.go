@@ -3,6 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -235,6 +237,9 @@ func isTranscriptName(name string) bool {
 // discoverInstall lists the sessions of the local install.
 func discoverInstall(ctx context.Context, a *app) (discovery, error) {
 	var d discovery
+	if err := stateDirExists(a); err != nil {
+		return d, &unreadableError{err: err}
+	}
 	for _, pattern := range installPatterns(a, globLiteral) {
 		if err := d.addRoots(pattern); err != nil {
 			return d, &unreadableError{err: err}
@@ -287,13 +292,37 @@ func installPatterns(a *app, literal func(string) string) []string {
 	if dir, explicit := stateDir(a); explicit {
 		return []string{filepath.Join(literal(dir), "agents", "*", "sessions")}
 	}
-	home := literal(homeDir(a.getenv, homeOptions{})) // not OPENCLAW_HOME: see homeOptions
+	home := literal(homeDir(a.getenv, homeOptions{openclaw: true})) // OPENCLAW_HOME, as config resolves the state folder
 	return []string{
 		filepath.Join(home, ".openclaw", "agents", "*", "sessions"),
 		filepath.Join(home, ".openclaw", "sessions"),
 		filepath.Join(home, ".clawdbot", "agents", "*", "sessions"),
 		filepath.Join(home, ".moltbot", "agents", "*", "sessions"),
 	}
+}
+
+// stateDirExists refuses a state folder set explicitly (by
+// $OPENCLAW_STATE_DIR, a flag or a config file) that is not a folder:
+// scanning nothing there would look like a clean install.
+func stateDirExists(a *app) error {
+	dir, explicit := stateDir(a)
+	if !explicit {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	if err == nil && fi.IsDir() {
+		return nil
+	}
+	from := "the configured state folder"
+	for _, o := range a.settings.origins {
+		if o.Key == "stateDir" && o.Origin != "" {
+			from = "the state folder set by " + o.Origin
+		}
+	}
+	if err == nil {
+		return fmt.Errorf("%s, %s, is not a folder", from, dir)
+	}
+	return fmt.Errorf("%s, %s, does not exist (%v)\nhint: fix the path, or unset it to use ~/.openclaw", from, dir, errors.Unwrap(err))
 }
 
 // stateDir is the configured state folder and whether it was set

@@ -161,6 +161,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, args []string) 
 	if errors.Is(err, hygiene.ErrNoProvider) {
 		return usageErrorf("replay: no provider: the session records no model; give --provider (and --model-api, --model-id)")
 	}
+	warnUnknownProvider(a.Err, "replay", opts.provider)
 	target.ImageMaxDimensionPx = a.settings.ImageMaxDimensionPx
 	now, err := replayClock(a)
 	if err != nil {

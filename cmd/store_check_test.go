@@ -254,11 +254,10 @@ func TestCheckStoreRowFaultStopsThere(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{
-		path + "#agent:work:main:6: error transcript/missing-tool-result ",
 		path + "#agent:work:main:7: error transcript/blank-user-text ",
 		path + "#agent:work:main:9: error store/invalid-json event is not valid JSON",
 		"lines 1-8 were checked",
-		"checked 1 store session with 29 checks: ",
+		"checked 1 store session with 34 checks: ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in\n%s", want, text)

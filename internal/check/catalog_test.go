@@ -38,7 +38,11 @@ func TestCatalogueIsConsistent(t *testing.T) {
 			t.Errorf("%s listed twice", c.ID)
 		}
 		seen[c.ID] = true
-		if !strings.HasPrefix(string(c.ID), "transcript/") || c.Summary == "" || c.Hint == "" {
+		prefix := "transcript/"
+		if c.Note {
+			prefix = NotePrefix
+		}
+		if !strings.HasPrefix(string(c.ID), prefix) || IsNote(c.ID) != c.Note || c.Summary == "" || c.Hint == "" || c.Note && (c.Severity != Info || c.Fixed || c.ByHand) {
 			t.Errorf("%s: malformed entry %+v", c.ID, c)
 		}
 		names := strings.Contains(c.Hint, FixCommand)
@@ -120,14 +124,35 @@ func catalogueMarkdown() []byte {
 	b.WriteString("Select checks with `--only`/`--skip` (full ids); `--severity-min` (default `warning`)\n")
 	b.WriteString("sets what is printed and what makes the exit status 1.\n\n")
 	b.WriteString("Severities: `error` for what a provider rejects, what fix drops or rewrites, and files\n")
-	b.WriteString("OpenClaw loads as an empty session; `warning` for what OpenClaw's replay silently\n")
-	b.WriteString("changes; `info` for the rest.\n\n")
-	b.WriteString("| check id | severity | fixed by `fix` | finds | fix hint |\n")
+	b.WriteString("OpenClaw loads as an empty session; `warning` for what only a person can repair while\n")
+	b.WriteString("providers still accept the session; `info` for what needs nobody: what OpenClaw's replay\n")
+	b.WriteString("repairs in memory for every provider, what no provider cares about, and the notes.\n\n")
+	b.WriteString("## Exit status\n\n")
+	b.WriteString("With the default threshold (`--severity-min warning`), `check` exits 0 exactly when no\n")
+	b.WriteString("provider would reject a session and no finding needs a person (the checks marked\n")
+	b.WriteString("\"by hand\" below). After a successful `fix`, `check` on the same files therefore exits 0\n")
+	b.WriteString("unless something still needs the operator: a rejection (a tool-call id used twice in\n")
+	b.WriteString("a turn, an image over a provider's limit) or a person-only finding (an invalid or\n")
+	b.WriteString("misplaced header, an empty file, a missing parent that cuts the branch). A test runs\n")
+	b.WriteString("`fix`, then `check`, on every conformance case and compares the outcome with\n")
+	b.WriteString("`check --provider all`'s verdicts. Exit status 1 means a finding at or above the\n")
+	b.WriteString("threshold, 2 that no input could be read. With `--provider`, rewrites of what the\n")
+	b.WriteString("provider receives are warnings too; `--severity-min error` keeps only rejections.\n\n")
+	b.WriteString("Notes (`file/…`) say what a file is or what lies beside it (a write lock, a leftover\n")
+	b.WriteString("backup); they are printed at every threshold and never change the exit status.\n\n")
+	b.WriteString("| check id | severity | fixed by | finds | fix hint |\n")
 	b.WriteString("|---|---|---|---|---|\n")
 	for _, c := range Catalogue {
-		fixed := "no"
-		if c.Fixed {
-			fixed = "yes"
+		fixed := "replay (needs nobody)"
+		switch {
+		case c.Fixed:
+			fixed = "`fix`"
+		case c.ByHand:
+			fixed = "by hand"
+		case c.Note:
+			fixed = "(note)"
+		case c.ID == LongLine:
+			fixed = "(nothing to fix)"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", c.ID, c.Severity, fixed, mdCell(c.Summary), mdCell(c.Hint))
 	}

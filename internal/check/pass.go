@@ -40,6 +40,12 @@ type pass struct {
 	imageCount int
 	bigImages  []bigImage
 
+	// bomLine is the first line with content when it starts with a UTF-8
+	// byte order mark (0 otherwise): the header behind a BOM, which
+	// JSON.parse rejects; seenContent reports a line with content read.
+	bomLine     int
+	seenContent bool
+
 	// limit is Options.Limit; kept counts the findings kept per id and
 	// omitted those left out (see [pass.keep]); finishing reports that the
 	// end-of-file findings are being added (they are not limited).
@@ -138,14 +144,43 @@ func (p *pass) assistant(line int, entryID string, f *facts, o *lineFacts) {
 			p.add(ToolCallMissingInput, line, entryID, fmt.Sprintf("tool call %s (%s) has neither arguments nor input", quote(c.id), nameOr(c.name)))
 		}
 	}
+	p.duplicateCallIDs(line, entryID, calls)
 	if f.unsigned > 0 {
 		p.add(UnsignedThinking, line, entryID, fmt.Sprintf("%d thinking block(s) without a signature in an Anthropic/Bedrock turn", f.unsigned))
 	}
 	p.pairs.assistant(p, line, entryID, calls)
 }
 
+// duplicateCallIDs reports each tool-call id the turn's calls share: the
+// Responses replay pairs the first result with the id and finds the second
+// one answering nothing, so OpenClaw refuses the history for OpenAI
+// Responses, Codex and xAI.
+func (p *pass) duplicateCallIDs(line int, entryID string, calls []callFact) {
+	if len(calls) < 2 || !p.sel.Enabled(DuplicateToolCallID) {
+		return
+	}
+	for i, c := range calls {
+		if c.id == "" || slices.ContainsFunc(calls[:i], func(b callFact) bool { return b.id == c.id }) {
+			continue // reported with its first call
+		}
+		n := 1
+		for _, b := range calls[i+1:] {
+			if b.id == c.id {
+				n++
+			}
+		}
+		if n > 1 {
+			p.add(DuplicateToolCallID, line, entryID, fmt.Sprintf("%d tool calls in this turn share the id %s; OpenAI Responses, Codex and xAI refuse the history (the second result answers no pending call)", n, quote(c.id)))
+		}
+	}
+}
+
 // verdict turns the repair classifier's verdict on a line into findings.
 func (p *pass) verdict(v repair.Verdict, f *facts) {
+	if !p.seenContent && f.bom {
+		p.bomLine = f.line
+	}
+	p.seenContent = p.seenContent || f.valid || v.Rules&repair.RuleMalformedLine != 0
 	switch {
 	case v.Rules&repair.RuleMalformedLine != 0:
 		p.addFixable(MalformedLine, v.Line, "", malformedMessage(v.Err, f.bom))
@@ -211,6 +246,13 @@ func (p *pass) earlyExit(plan repair.Plan) {
 		p.addFileFinding(EmptySession, 0, emptyMessage(plan))
 		hint = "fix skips this file because no line survives; repair it by hand"
 	case repair.ReasonInvalidHeader:
+		if p.bomLine > 0 {
+			hint = fmt.Sprintf("strip the 3-byte UTF-8 byte order mark (EF BB BF) from the start of line %d by hand (fix skips this file until then), then run %q", p.bomLine, FixCommand)
+			c := mustLookup(InvalidHeader)
+			p.addFinding(Finding{ID: InvalidHeader, Severity: c.Severity, Path: p.path, Line: plan.FirstEntryLine, Hint: hint,
+				Message: fmt.Sprintf("the first entry is not a session header: line %d starts with a UTF-8 byte order mark, which JSON.parse rejects, so OpenClaw never reads it; OpenClaw 2026.7 loads the file as an empty session and fix skips it", p.bomLine)})
+			break
+		}
 		p.addFileFinding(InvalidHeader, plan.FirstEntryLine, "the first entry is not a session header ({\"type\":\"session\",\"id\":…}); OpenClaw 2026.7 loads the file as an empty session and fix skips it")
 		hint = "repair the session header first (fix skips this file until then), then run \"" + FixCommand + "\""
 	}

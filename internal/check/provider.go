@@ -518,13 +518,17 @@ func groupChanges(changes []hygiene.Change) []*ruleChanges {
 		}
 		g.total++
 		g.rejects = g.rejects || c.Rejects
-		i, ok := byLine[c.Rule][c.Line]
+		line, detail := c.Line, c.Detail
+		if c.Rejects && line == 0 && c.CauseLine > 0 { // a refusal: at the entry causing it
+			line, detail = c.CauseLine, fmt.Sprintf("%s (the message from line %d)", detail, c.CauseLine)
+		}
+		i, ok := byLine[c.Rule][line]
 		if !ok {
 			i = len(g.lines)
-			byLine[c.Rule][c.Line] = i
-			g.lines = append(g.lines, lineChanges{line: c.Line, entryID: c.EntryID})
+			byLine[c.Rule][line] = i
+			g.lines = append(g.lines, lineChanges{line: line, entryID: c.EntryID})
 		}
-		g.lines[i].add(c.Detail)
+		g.lines[i].add(detail)
 	}
 	return rules
 }
@@ -602,6 +606,9 @@ func matrixRow(nt NamedTarget, changes []hygiene.Change, o *ProviderOptions) Mat
 			row.Verdict = Rejects
 			if row.Reason == "" {
 				row.Reason = c.Detail
+				if c.CauseLine > 0 {
+					row.Reason += fmt.Sprintf(" (the message from line %d)", c.CauseLine)
+				}
 			}
 		case check.Severity == Warning:
 			row.Rewrites++

@@ -20,6 +20,9 @@ type Result struct {
 	// Unreadable reports that the file could not be read at all (its only
 	// finding is then an [Unreadable] one).
 	Unreadable bool
+	// NotTranscript reports a file that is not a session transcript
+	// ([NonTranscript]): it was not read, and is not replayed.
+	NotTranscript bool
 	// Omitted counts, per check id, the findings left out by
 	// [Options.Limit] (nil when none were).
 	Omitted map[ID]int

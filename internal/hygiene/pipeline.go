@@ -101,11 +101,11 @@ const ruleResponsesInvariant = "responses/invariant"
 // checkResponsesInvariant runs the Responses invariant and records a
 // violation as a rejecting change.
 func checkResponsesInvariant(r *Run, msgs []Message) error {
-	err := responsesInvariant(msgs)
+	i, err := responsesInvariant(msgs)
 	if err == nil {
 		return nil
 	}
-	r.addChange(Change{Rule: ruleResponsesInvariant, Detail: err.Error(), Rejects: true})
+	r.addChange(Change{Rule: ruleResponsesInvariant, Detail: err.Error(), Rejects: true, CauseLine: msgs[i].Line})
 	return err
 }
 

@@ -2,6 +2,7 @@ package hygiene
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -492,4 +493,32 @@ var openAICompatibleHosts = map[string]bool{
 	"fireworks": true, "moonshot": true, "cerebras": true, "perplexity": true,
 	"ollama-cloud": true, "opencode-go": true, "clawrouter": true, "github-copilot": true,
 	"nvidia": true, "huggingface": true, "venice": true, "qwen": true, "zai": true,
+}
+
+// KnownProviders lists, sorted, every provider id this replay knows
+// something of: a plugin policy, a usual api, an OpenAI-compatible host.
+// Any other id replays with OpenClaw's fallback for its api, or the default
+// policy; the commands warn about it (most often a typo).
+func KnownProviders() []string {
+	var ids []string
+	for id := range openAICompatibleHosts {
+		ids = append(ids, id)
+	}
+	for id := range providerPlugins {
+		ids = append(ids, id)
+	}
+	for id := range impliedAPIs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// IsKnownProvider reports whether p, normalised as OpenClaw does, is one of
+// [KnownProviders].
+func IsKnownProvider(p string) bool {
+	p = NormalizeProvider(p)
+	_, plugin := providerPlugins[p]
+	_, api := impliedAPIs[p]
+	return plugin || api || openAICompatibleHosts[p]
 }

@@ -12,19 +12,20 @@ import (
 // responsesInvariant is OpenClaw's final check for Responses replays:
 // every tool call must be answered by results directly after its turn, and
 // every result must answer a pending call. It returns OpenClaw's error for
-// the first violation, nil when the list is valid.
-func responsesInvariant(msgs []Message) error {
+// the first violation, with the index of the message it names, nil when
+// the list is valid.
+func responsesInvariant(msgs []Message) (int, error) {
 	type pendingCall struct{ order, index int }
 	pending := map[string]*pendingCall{}
 	order := 0
-	dangling := func() error {
+	dangling := func() (int, error) {
 		id, first := "", (*pendingCall)(nil)
 		for k, p := range pending {
 			if first == nil || p.order < first.order {
 				id, first = k, p
 			}
 		}
-		return replayInvariantError("dangling_tool_call", id, first.index)
+		return first.index, replayInvariantError("dangling_tool_call", id, first.index)
 	}
 	for i := range msgs {
 		v := &msgs[i].V
@@ -36,7 +37,7 @@ func responsesInvariant(msgs []Message) error {
 		case session.RoleToolResult:
 			id := session.ToolResultID(v)
 			if id == "" || pending[id] == nil {
-				return replayInvariantError("orphan_tool_result", id, i)
+				return i, replayInvariantError("orphan_tool_result", id, i)
 			}
 			delete(pending, id)
 		case session.RoleAssistant:
@@ -53,7 +54,7 @@ func responsesInvariant(msgs []Message) error {
 	if len(pending) > 0 {
 		return dangling()
 	}
-	return nil
+	return 0, nil
 }
 
 // replayInvariantError formats OpenClaw's invalid_replay_transcript error.

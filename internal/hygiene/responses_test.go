@@ -177,7 +177,7 @@ func TestResponsesInvariant(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := responsesInvariant(replayTestMessages(t, tc.lines...))
+			_, err := responsesInvariant(replayTestMessages(t, tc.lines...))
 			got := ""
 			if err != nil {
 				got = err.Error()

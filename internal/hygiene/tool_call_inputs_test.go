@@ -240,7 +240,7 @@ func FuzzToolCallRules(f *testing.F) {
 			if changed := replayTestJSON(out) != before; changed != (len(r.Changes) > 0) {
 				t.Fatalf("%s: output changed = %v, %d change(s) recorded", name, changed, len(r.Changes))
 			}
-			_ = responsesInvariant(out)
+			_, _ = responsesInvariant(out)
 		}
 		r := toolTestRun(Target{Provider: provider, ModelAPI: "openai-completions"}, strictPolicy("strict9"))
 		for _, m := range rewriteToolCallIDs(r, sanitizeToolCallInputs(r, in)) {

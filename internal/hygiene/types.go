@@ -63,6 +63,11 @@ type Change struct {
 	// Rejects is true when the change is an error OpenClaw raises (the
 	// provider cannot be replayed at all), false for a rewrite.
 	Rejects bool
+	// CauseLine is, for a refusal, the physical line of the entry that
+	// causes it (0: a synthetic message, or unknown). The refusal itself
+	// concerns the whole history, so Line stays 0 and the change log
+	// (`replay --diff`) shows it as before; `check` names this line.
+	CauseLine int
 }
 
 // Config is what the caller decides about a replay: the target, its

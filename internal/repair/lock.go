@@ -404,6 +404,16 @@ func jsISOString(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
+// InspectLock reports the write lock OpenClaw would take for the session
+// file at path: nil, nil when there is none.
+func InspectLock(path string, opts LockOptions) (*LockInfo, error) {
+	info, err := inspectLockFile(LockPath(path), opts)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return info, err
+}
+
 func inspectLockFile(lockPath string, opts LockOptions) (*LockInfo, error) {
 	st, err := os.Stat(lockPath)
 	if err != nil {

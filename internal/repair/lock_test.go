@@ -3,7 +3,6 @@ package repair
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -462,16 +461,6 @@ func (l *Lock) Paths() []string {
 		paths[i] = h.path
 	}
 	return paths
-}
-
-// InspectLock reports the write lock OpenClaw would take for the session
-// file at path: nil, nil when there is none.
-func InspectLock(path string, opts LockOptions) (*LockInfo, error) {
-	info, err := inspectLockFile(LockPath(path), opts)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return info, err
 }
 
 // TestLockMessagesSayWhatTheLockIs: a fresh empty lock, a lock without a

@@ -52,9 +52,12 @@ type JSONStream struct {
 	head      jsonReport // the document without findings
 	threshold check.Severity
 	n         int // findings written
-	buf       bytes.Buffer
-	enc       *json.Encoder // encodes one finding into buf
-	err       error         // the first write error
+	// notes are the notes that came before the head was written: the
+	// head's "ok" is known only with the first failing finding or at Close.
+	notes []check.Finding
+	buf   bytes.Buffer
+	enc   *json.Encoder // encodes one finding into buf
+	err   error         // the first write error
 }
 
 // NewJSONStream starts the document of a run with s's checks counts and
@@ -72,30 +75,56 @@ func NewJSONStream(w io.Writer, s Summary) *JSONStream {
 // findingIndent is the indentation of a finding in the document.
 const findingIndent = "    "
 
-// Add writes the findings of fs at or above the threshold.
+// Add writes the findings of fs at or above the threshold, and the notes.
 func (st *JSONStream) Add(fs []check.Finding) {
 	for _, f := range fs {
-		if f.Severity < st.threshold || st.err != nil {
+		note := check.IsNote(f.ID)
+		if f.Severity < st.threshold && !note || st.err != nil {
+			continue
+		}
+		if st.n == 0 && note {
+			st.notes = append(st.notes, f)
 			continue
 		}
 		if st.n == 0 {
 			st.writeHead(false)
-			st.write([]byte("\n" + findingIndent))
-		} else {
-			st.write([]byte(",\n" + findingIndent))
+			st.writeNotes()
 		}
-		st.n++
-		st.buf.Reset()
-		if err := st.enc.Encode(toJSONFinding(f)); err != nil && st.err == nil {
-			st.err = err
-		}
-		st.write(bytes.TrimSuffix(st.buf.Bytes(), []byte("\n")))
+		st.writeFinding(f)
 	}
+}
+
+// writeNotes writes the notes held until the head was written.
+func (st *JSONStream) writeNotes() {
+	notes := st.notes
+	st.notes = nil
+	for _, f := range notes {
+		st.writeFinding(f)
+	}
+}
+
+// writeFinding writes one element of "findings", the head being written.
+func (st *JSONStream) writeFinding(f check.Finding) {
+	if st.n == 0 {
+		st.write([]byte("\n" + findingIndent))
+	} else {
+		st.write([]byte(",\n" + findingIndent))
+	}
+	st.n++
+	st.buf.Reset()
+	if err := st.enc.Encode(toJSONFinding(f)); err != nil && st.err == nil {
+		st.err = err
+	}
+	st.write(bytes.TrimSuffix(st.buf.Bytes(), []byte("\n")))
 }
 
 // Close ends the document; s is the run's final summary (its "ok" when no
 // finding was written). It returns the first write error.
 func (st *JSONStream) Close(s Summary) error {
+	if st.n == 0 && len(st.notes) > 0 {
+		st.writeHead(!s.Failed())
+		st.writeNotes()
+	}
 	if st.n == 0 {
 		st.writeHead(!s.Failed())
 		st.write([]byte("]\n}\n"))

@@ -6,7 +6,9 @@
 // Guarantees:
 //
 //   - Only findings at or above the threshold are printed, and exactly
-//     those decide [Summary.Failed] (exit status 1).
+//     those decide [Summary.Failed] (exit status 1); notes
+//     ([check.IsNote]: a write lock, a backup, a file that is not a
+//     transcript) are printed at every threshold and never decide it.
 //   - Text output has no escape codes unless [TextOptions.Color] is set;
 //     the caller decides (a terminal, no NO_COLOR, --color).
 //   - The JSON document has OpenClaw's field names and order:
@@ -32,14 +34,18 @@ type Summary struct {
 	ChecksRun     int            // check ids run
 	ChecksSkipped int            // check ids not run (--only/--skip)
 	Threshold     check.Severity // the --severity-min
-	// Shown counts the findings at or above the threshold, per severity.
+	// Shown counts the findings at or above the threshold, per severity,
+	// notes aside; Notes counts the notes.
 	Shown [3]int
+	Notes int
 }
 
-// Count adds the findings at or above the threshold.
+// Count adds the findings at or above the threshold, and the notes.
 func (s *Summary) Count(fs []check.Finding) {
 	for _, f := range fs {
-		if f.Severity >= s.Threshold {
+		if check.IsNote(f.ID) {
+			s.Notes++
+		} else if f.Severity >= s.Threshold {
 			s.Shown[f.Severity]++
 		}
 	}
@@ -75,11 +81,11 @@ func (s *Summary) Total() int { return s.Shown[0] + s.Shown[1] + s.Shown[2] }
 // Failed reports that a finding met the threshold: the run exits 1.
 func (s *Summary) Failed() bool { return s.Total() > 0 }
 
-// Shown filters findings to those at or above the threshold.
+// Shown filters findings to those at or above the threshold, and notes.
 func Shown(fs []check.Finding, threshold check.Severity) []check.Finding {
 	out := fs[:0:0]
 	for _, f := range fs {
-		if f.Severity >= threshold {
+		if f.Severity >= threshold || check.IsNote(f.ID) {
 			out = append(out, f)
 		}
 	}

@@ -147,6 +147,9 @@ func (t *Text) Summary(s Summary) {
 		}
 		fmt.Fprintf(&b, ": %s (%s)", count(s.Total(), "finding", "findings"), strings.Join(parts, ", "))
 	}
+	if s.Notes > 0 {
+		fmt.Fprintf(&b, "; %s", count(s.Notes, "note", "notes"))
+	}
 	t.printf("%s\n", b.String())
 }
 
