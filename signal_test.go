@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -67,7 +68,7 @@ func TestSignalsStopLongWork(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(300 * time.Millisecond)
+			waitUntilOpen(t, cmd.Process.Pid, c.file)
 			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
@@ -92,4 +93,27 @@ func TestSignalsStopLongWork(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitUntilOpen returns once process pid holds path open (the command opens
+// its input only after its signal handlers are in place, so a signal sent
+// then tests the long work, not the start-up), or after 30 s. Where /proc is
+// missing it falls back to a fixed pause.
+func waitUntilOpen(t *testing.T, pid int, path string) {
+	t.Helper()
+	fdDir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+	if _, err := os.Stat(fdDir); err != nil {
+		time.Sleep(300 * time.Millisecond)
+		return
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		fds, _ := os.ReadDir(fdDir)
+		for _, fd := range fds {
+			if target, err := os.Readlink(filepath.Join(fdDir, fd.Name())); err == nil && target == path {
+				time.Sleep(100 * time.Millisecond) // well inside the work
+				return
+			}
+		}
+	}
+	t.Fatalf("process %d never opened %s", pid, path)
 }

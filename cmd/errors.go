@@ -73,7 +73,9 @@ func errorText(err error, reported string) string {
 
 // exitCode is the one place that maps an error to an exit status and prints
 // it. Output voice: "openclaw-doctor: " prefix, lowercase, no final period.
-func exitCode(err error, stderr io.Writer) int {
+// A usage error points to the help of command, the one that was run
+// ("openclaw-doctor check").
+func exitCode(err error, stderr io.Writer, command string) int {
 	var (
 		usage      *usageError
 		unreadable *unreadableError
@@ -87,7 +89,7 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "openclaw-doctor: interrupted")
 		return exitInterrupted
 	case errors.As(err, &usage):
-		printUsage(stderr, usage.msg)
+		printUsage(stderr, usage.msg, command)
 		return exitUsage
 	case errors.As(err, &findings):
 		printCause(stderr, findings.err)
@@ -103,15 +105,15 @@ func exitCode(err error, stderr io.Writer) int {
 	// the output, for one): the work did not complete.
 	msg := err.Error()
 	if strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") {
-		printUsage(stderr, msg)
+		printUsage(stderr, msg, command)
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "openclaw-doctor: %s\n", msg)
 	return exitUsage
 }
 
-func printUsage(stderr io.Writer, msg string) {
-	fmt.Fprintf(stderr, "openclaw-doctor: %s\nhint: run 'openclaw-doctor --help' for usage\n", msg)
+func printUsage(stderr io.Writer, msg, command string) {
+	fmt.Fprintf(stderr, "openclaw-doctor: %s\nhint: run '%s --help' for usage\n", msg, command)
 }
 
 // printCause prints err unless the command already reported it (nil).

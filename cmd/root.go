@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -86,17 +85,17 @@ func run(ctx context.Context, args []string, s streams, getenv func(string) stri
 	root := newRootCmd(a)
 	args, err := doctorSpellings(root, args)
 	if err != nil {
-		return exitCode(err, s.Err)
+		return exitCode(err, s.Err, root.CommandPath())
 	}
 	root.SetArgs(args)
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	err = root.ExecuteContext(ctx)
+	ran, err := root.ExecuteContextC(ctx)
 	if ctx.Err() != nil && err != nil {
 		err = fmt.Errorf("%w: %w", errInterrupted, err)
 	}
-	return exitCode(err, s.Err)
+	return exitCode(err, s.Err, helpCommand(root, ran))
 }
 
 func newRootCmd(a *app) *cobra.Command {
@@ -119,10 +118,13 @@ flags (--dry-run, --json, --yes, ...).
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.loadSettings(cmd) },
 	}
 	root.SetVersionTemplate("openclaw-doctor {{.Version}}\n")
+	root.SetHelpFunc(printHelp)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	a.addGlobalFlags(root)
 	a.addInteractionFlags(root)
-	root.AddCommand(newCheckCmd(a), newFixCmd(a), newReplayCmd(a), newExportCmd(a), newSessionsCmd(a), newConfigCmd(a), newCompletionCmd(a))
+	root.AddCommand(newCheckCmd(a), newFixCmd(a), newReplayCmd(a), newExportCmd(a), newSessionsCmd(a), newConfigCmd(a), newCompletionCmd(a),
+		newChecksCmd(a), newVersionCmd(a))
+	completeFlagValues(root)
 	return root
 }
 
@@ -195,46 +197,3 @@ func holdsCommand(root *cobra.Command, args []string) bool {
 // addJSONFlag registers --json, the same as --format json (loadSettings
 // reads it as the format setting).
 func addJSONFlag(fs *pflag.FlagSet) { fs.Bool("json", false, "the same as --format json") }
-
-// version is the module version from the build info ("(devel)" for a
-// source build), with the VCS revision when known.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
-}
-
-func newCompletionCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:       "completion bash|zsh|fish|powershell",
-		Short:     "Print a shell completion script",
-		Long:      "Print a completion script for the named shell to standard output.\n" + exitStatusHelp,
-		Args:      exactArgs(1),
-		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			root := cmd.Root()
-			switch args[0] {
-			case "bash":
-				return root.GenBashCompletionV2(a.Out, true)
-			case "zsh":
-				return root.GenZshCompletion(a.Out)
-			case "fish":
-				return root.GenFishCompletion(a.Out, true)
-			case "powershell":
-				return root.GenPowerShellCompletionWithDesc(a.Out)
-			}
-			return usageErrorf("unknown shell %q (want bash, zsh, fish or powershell)", args[0])
-		},
-	}
-}

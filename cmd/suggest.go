@@ -66,14 +66,12 @@ func warnUnknownProvider(errOut io.Writer, command, provider string) {
 // --skip, naming the nearest id.
 func checkIDError(flag string, id check.ID) error {
 	var ids []string
-	for _, set := range [][]check.Check{check.Catalogue, check.StoreCatalogue, check.ReplayCatalogue} {
-		for _, c := range set {
-			ids = append(ids, string(c.ID))
-		}
+	for _, c := range check.All() {
+		ids = append(ids, string(c.ID))
 	}
 	msg := fmt.Sprintf("check: %s: unknown check id %q", flag, id)
 	if n := nearest(string(id), ids); n != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", n)
 	}
-	return usageErrorf("%s; the check ids are listed in docs/checks.md", msg)
+	return usageErrorf("%s; 'openclaw-doctor checks' lists the check ids", msg)
 }

@@ -116,7 +116,7 @@ func TestSanitizeImageBlocksConformance(t *testing.T) {
 	}
 }
 
-// compareImageBlock compares as the conformance scorer does: texts exactly,
+// compareImageBlock compares as the replay conformance test does: texts exactly,
 // images by MIME type and decoded size, other fields exactly.
 func compareImageBlock(t *testing.T, got, want *jsonl.Value) {
 	t.Helper()

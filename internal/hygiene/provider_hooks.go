@@ -15,20 +15,40 @@ const ruleCopilotThinking = "github-copilot/thinking"
 // copilotReasoningOmitted replaces an assistant emptied by the Copilot hook.
 const copilotReasoningOmitted = "[assistant reasoning omitted]"
 
-// providerReplayHook runs the target provider's replay hook, if it has one.
-func providerReplayHook(r *Run, msgs []Message) []Message {
-	api := r.Target.ModelAPI
-	switch NormalizeProvider(r.Target.Provider) {
+// The replay hooks a target's provider plugin may have.
+type replayHook uint8
+
+const (
+	noReplayHook replayHook = iota
+	googleReplayHook
+	copilotReplayHook
+)
+
+// replayHookOf is the replay hook of t's provider plugin for t's api.
+func replayHookOf(t Target) replayHook {
+	api := t.ModelAPI
+	switch NormalizeProvider(t.Provider) {
 	case "google", "google-gemini-cli", "google-vertex":
-		return googleTurnOrdering(r, msgs)
+		return googleReplayHook
 	case "clawrouter":
 		if api == "google-generative-ai" {
-			return googleTurnOrdering(r, msgs)
+			return googleReplayHook
 		}
 	case "github-copilot":
 		if api == "openai-responses" || api == "anthropic-messages" {
-			return stripCopilotThinking(r, msgs)
+			return copilotReplayHook
 		}
+	}
+	return noReplayHook
+}
+
+// providerReplayHook runs the target provider's replay hook, if it has one.
+func providerReplayHook(r *Run, msgs []Message) []Message {
+	switch replayHookOf(r.Target) {
+	case googleReplayHook:
+		return googleTurnOrdering(r, msgs)
+	case copilotReplayHook:
+		return stripCopilotThinking(r, msgs)
 	}
 	return msgs
 }

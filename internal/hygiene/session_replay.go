@@ -78,10 +78,20 @@ func (e *WholeLoadError) Unwrap() error { return e.Err }
 // loader throws on) or cannot be opened again, is replayed whole at the
 // end, from one load of the session (a *WholeLoadError when it fails).
 //
+// Configs that replay alike (the same policy, and the same answers to
+// whatever else of the target the rules ask: replayKey) are replayed once:
+// out gets the same messages and changes for each of them, each run's
+// Replayed.Run with its own Config. The configs are taken to share one
+// clock and UUID source.
+//
 // The error is also ctx's, once it is done (the replay stops between two
 // chunks of the stream, or before the whole-list replay), and the first of
 // out's.
 func ReplaySession(ctx context.Context, src io.ReaderAt, stream *session.ContextStream, configs []Config, out SessionOutput) error {
+	if leaders, runs := sameReplays(configs, stream.Facts.ModelSnapshot); len(leaders) < len(configs) {
+		out = &sharedOutput{out: out, runs: runs, configs: configs}
+		configs = leaders
+	}
 	p := &sessionReplay{ctx: ctx, src: src, stream: stream, configs: configs, out: out,
 		avoid: make([]map[int]bool, len(configs)), done: make([]bool, len(configs))}
 	defer func() {
@@ -230,6 +240,50 @@ func (p *sessionReplay) whole() error {
 			msgs, refusal = replayCopy(r, sctx)
 		}
 		if err := p.out.Done(k, Replayed{Run: r, ContextLen: contextLen, Whole: true, Messages: msgs, Refusal: refusal}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sharedOutput hands what ReplaySession makes of each leader of a group of
+// configs that replay alike (sameReplays) to out for every run of the
+// group.
+type sharedOutput struct {
+	out     SessionOutput
+	runs    [][]int  // by leader: the caller's runs of its group, itself first
+	configs []Config // the caller's
+}
+
+func (s *sharedOutput) Begin(k int, whole bool) error {
+	for _, j := range s.runs[k] {
+		if err := s.out.Begin(j, whole); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sharedOutput) Segment(k int, msgs []Message) error {
+	for _, j := range s.runs[k] {
+		if err := s.out.Segment(j, msgs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Done gives each run of the group a copy of the leader's Run with the
+// run's own Config (the changes themselves are shared).
+func (s *sharedOutput) Done(k int, res Replayed) error {
+	for i, j := range s.runs[k] {
+		own := res
+		if i > 0 {
+			run := *res.Run
+			run.Config = s.configs[j]
+			own.Run = &run
+		}
+		if err := s.out.Done(j, own); err != nil {
 			return err
 		}
 	}

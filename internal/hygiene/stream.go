@@ -80,6 +80,7 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 		}
 	}()
 	c := cutter{avoid: avoid}
+	input := newSegmentInput()
 	eof := false
 	for {
 		cut := c.find()
@@ -102,7 +103,7 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 				return errs, nil
 			}
 		}
-		if err := replaySegmentAll(runs, errs, c.msgs[:cut], c.base, final, emit); err != nil {
+		if err := replaySegmentAll(runs, errs, input, c.msgs[:cut], c.base, final, emit); err != nil {
 			return errs, err
 		}
 		if !slices.ContainsFunc(errs, func(e error) bool { return e == nil }) {
@@ -119,11 +120,15 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 }
 
 // replaySegmentAll replays one segment for every run without a hazard.
-func replaySegmentAll(runs []*Run, errs []error, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error) error {
+// What the segment may not hold (input's check) is the same for every
+// run, which have all replayed the same segments before: it is checked
+// once, on msgs before any rule edits them.
+func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error) error {
 	last := len(runs) - 1
 	for last >= 0 && errs[last] != nil {
 		last--
 	}
+	hazard := input.check(msgs)
 	for k, r := range runs {
 		if errs[k] != nil {
 			continue
@@ -133,6 +138,9 @@ func replaySegmentAll(runs []*Run, errs []error, msgs []Message, start int, fina
 			own = cloneMessages(msgs) // the rules edit the values they are given
 		}
 		r.seg.start, r.seg.end = start, start+len(msgs)
+		if hazard != "" {
+			r.seg.fail(hazard)
+		}
 		out, err := r.replaySegment(own, final)
 		if err != nil {
 			errs[k] = err
@@ -294,22 +302,17 @@ type segment struct {
 	// resolver and reserved are rewriteToolCallIDs' state.
 	resolver *toolIDResolver
 	reserved map[string]bool
-	// ids are the hashes of the tool-call and tool-result ids of earlier
-	// segments (a map without pointers, which the collector skips; two ids
-	// with one hash only make a false hazard, never a wrong replay).
-	ids map[uint64]struct{}
 }
 
 func newSegment() *segment {
 	return &segment{first: true, preserved: map[string]bool{}, prior: map[string]bool{},
-		reserved: map[string]bool{}, ids: map[uint64]struct{}{}}
+		reserved: map[string]bool{}}
 }
 
 // replaySegment replays one segment and checks that the cut held.
 func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 	s := r.seg
 	s.last = last
-	s.checkInput(msgs)
 	out, err := replayOwned(r, msgs)
 	if err != nil {
 		// The whole-list replay records every step's changes over the
@@ -335,31 +338,47 @@ func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
 	return out, nil
 }
 
-// checkInput rejects what a later segment may not hold: a compaction
-// summary (the rules measure earlier turns against it) and a tool-call or
-// tool-result id an earlier segment holds (pairing and the id rewriter
-// look for them across the whole history).
-func (s *segment) checkInput(msgs []Message) {
+// segmentInput is what the segments of a segmented replay may not hold,
+// checked once for every run of the replay: a compaction summary after the
+// first segment (the rules measure earlier turns against it) and a
+// tool-call or tool-result id an earlier segment holds (pairing and the id
+// rewriter look for them across the whole history).
+type segmentInput struct {
+	first bool
+	// ids are the hashes of the tool-call and tool-result ids of earlier
+	// segments (a map without pointers, which the collector skips; two ids
+	// with one hash only make a false hazard, never a wrong replay).
+	ids map[uint64]struct{}
+}
+
+func newSegmentInput() *segmentInput {
+	return &segmentInput{first: true, ids: map[uint64]struct{}{}}
+}
+
+// check returns why the next segment, msgs, may not be replayed on its
+// own, or "" when it may, and then counts its ids in.
+func (in *segmentInput) check(msgs []Message) string {
+	first := in.first
+	in.first = false
 	var ids []string
 	for i := range msgs {
 		v := &msgs[i].V
-		if !s.first && session.Role(v) == session.RoleCompactionSummary {
-			s.fail("a compaction summary after the first segment")
-			return
+		if !first && session.Role(v) == session.RoleCompactionSummary {
+			return "a compaction summary after the first segment"
 		}
 		ids = appendMessageIDs(ids, v)
 	}
 	hashes := make([]uint64, len(ids))
 	for i, id := range ids {
 		hashes[i] = idHash(id)
-		if _, ok := s.ids[hashes[i]]; ok && !s.first {
-			s.fail(fmt.Sprintf("tool id %q appears on both sides of a cut", id))
-			return
+		if _, ok := in.ids[hashes[i]]; ok && !first {
+			return fmt.Sprintf("tool id %q appears on both sides of a cut", id)
 		}
 	}
 	for _, h := range hashes {
-		s.ids[h] = struct{}{}
+		in.ids[h] = struct{}{}
 	}
+	return ""
 }
 
 // appendMessageIDs appends every id a tool call or tool result of the

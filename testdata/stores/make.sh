@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Rebuilds the committed OpenClaw 2026.9.6 stores and their goldens with
 # OpenClaw's own code (see README.md in this folder). Usage:
-#   testdata/stores/make.sh ORACLE_DIR [NAME | NAME/replays]...
+#   testdata/stores/make.sh RUNNER_DIR [NAME | NAME/replays]...
 # With names, only those stores are rebuilt (NAME: the store and all its
 # goldens; NAME/replays: only its replay goldens, from the committed store).
-# ORACLE_DIR holds an installed OpenClaw differential oracle (its `oracle`
-# wrapper runs OpenClaw 2026.9.6's store import, listing and export). The Go
+# RUNNER_DIR holds an install of OpenClaw 2026.9.6 with a command-line runner
+# around its own code (the `oracle` command there runs OpenClaw's store
+# import, listing, export and replay). The Go
 # tests never run this script; they read only what it commits.
 set -euo pipefail
-oracle_dir=$(cd "${1:?usage: make.sh ORACLE_DIR}" && pwd)
+oracle_dir=$(cd "${1:?usage: make.sh RUNNER_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 td=$(cd "$here/.." && pwd)
 cases=$td/conformance/cases

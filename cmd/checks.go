@@ -1,0 +1,37 @@
+package cmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
+)
+
+const checksLong = `checks lists every check id openclaw-doctor can report, with its severity,
+whether "openclaw-doctor fix" repairs what it finds ("fix"), and what it finds:
+the transcript checks, the store checks (OpenClaw 2026.9's SQLite store) and
+the replay checks of "check --provider". These are the ids --only and --skip
+take. --format json adds each check's fix hint.
+` + exitStatusHelp
+
+func newChecksCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "checks",
+		Short: "List every check id with its severity",
+		Long:  checksLong,
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			format := a.settings.Format
+			switch format {
+			case "", "text":
+				return report.ChecksText(a.Out, check.All())
+			case "json":
+				return report.ChecksJSON(a.Out, check.All())
+			}
+			return usageErrorf("checks: --format must be text or json, not %q", format)
+		},
+	}
+	cmd.Flags().String("format", "text", "output format: text or json")
+	addJSONFlag(cmd.Flags())
+	return cmd
+}
