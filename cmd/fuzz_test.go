@@ -374,7 +374,7 @@ func fuzzFixDiscovered(t *testing.T, top, state string, env func(string) string)
 	var listed []string
 	for _, in := range d.Inputs {
 		rel, err := filepath.Rel(top, in.Path)
-		if err != nil || strings.HasPrefix(rel, "..") {
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			t.Fatalf("discovery lists %q, outside the state folder %q", in.Path, env("OPENCLAW_STATE_DIR"))
 		}
 		if _, err := os.Lstat(in.Path); err != nil {
