@@ -69,6 +69,7 @@ type Parser struct {
 	textCap  int              // size of the next text block (grows to maxText)
 	copying  bool             // the values may not alias the parsed bytes
 	reuseTop bool             // the top-level member list goes to top (ParseTop)
+	nested   bool             // the value is a member the caller nests (ParseMember)
 	top      []Member         // the reused top-level member list
 	buf      []byte           // decoding space for one string
 }
@@ -103,6 +104,18 @@ func (p *Parser) ParseTop(data []byte) (Value, error) {
 	p.reuseTop = true
 	v, err := p.Parse(data)
 	p.reuseTop = false
+	return v, err
+}
+
+// ParseMember is [Parser.Parse] for the value of one member of an object
+// the caller builds around it (for example one member of a line, parsed
+// alone): its lists are carved from the blocks as though it were nested in
+// that object, so that values parsed one after another share blocks, as
+// the members of lines parsed whole do.
+func (p *Parser) ParseMember(data []byte) (Value, error) {
+	p.nested = true
+	v, err := p.Parse(data)
+	p.nested = false
 	return v, err
 }
 
@@ -278,8 +291,12 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 
 // closeContainer moves a finished container's members off the scratch
 // stack into a list of their own: carved from the block for its depth, or
-// for a top-level container (depth 0) allocated alone.
+// for a top-level container (depth 0) allocated alone. ParseMember's value
+// counts as nested.
 func (p *Parser) closeContainer(f *parseFrame, depth int) Value {
+	if p.nested {
+		depth++
+	}
 	members := p.scratch[f.start:]
 	var items []Member
 	switch {

@@ -207,3 +207,45 @@ func TestParseTop(t *testing.T) {
 		t.Errorf("ParseTop allocates %.2f times per line", n)
 	}
 }
+
+// TestParseMember checks that ParseMember's values equal Parse's and stay
+// unchanged across later calls, and that values parsed one after another
+// share blocks (no allocation of their own once the blocks are large).
+func TestParseMember(t *testing.T) {
+	inputs := []string{
+		`{"role":"user","content":[{"type":"text","text":"one"}]}`,
+		`{"role":"assistant","content":[],"usage":{"input":1,"output":2}}`,
+		`[1,{"a":[2,3]},"s"]`, `"text"`, `null`, `42`, `{}`, `[]`,
+	}
+	var p Parser
+	var kept []Value
+	for _, in := range inputs {
+		want, err := Parse([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.ParseMember([]byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if MarshalString(got) != MarshalString(want) {
+			t.Errorf("ParseMember(%s) = %s", in, MarshalString(got))
+		}
+		kept = append(kept, got)
+	}
+	for i, v := range kept {
+		if got := MarshalString(v); got != inputs[i] {
+			t.Errorf("value %d after later calls: %s, want %s", i, got, inputs[i])
+		}
+	}
+	if _, err := p.ParseMember([]byte(`{"a":1`)); err == nil {
+		t.Error("ParseMember accepted an unterminated object")
+	}
+	obj := []byte(`{"k":"v","n":[1]}`)
+	for range 1000 {
+		_, _ = p.ParseMember(obj)
+	}
+	if n := testing.AllocsPerRun(1000, func() { _, _ = p.ParseMember(obj) }); n > 0.1 {
+		t.Errorf("ParseMember allocates %.2f times per value", n)
+	}
+}

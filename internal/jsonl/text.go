@@ -28,9 +28,18 @@ func IsBlank(b []byte) bool {
 }
 
 // TrimJS trims s the way JavaScript's String.prototype.trim() does.
+// ASCII bytes, which most text starts and ends with, are judged without
+// decoding.
 func TrimJS(s string) string {
 	start, end := 0, len(s)
 	for start < end {
+		if c := s[start]; c < utf8.RuneSelf {
+			if !isASCIISpaceJS(c) {
+				break
+			}
+			start++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[start:])
 		if !IsJSSpace(r) || (r == utf8.RuneError && n == 1) {
 			break
@@ -38,6 +47,13 @@ func TrimJS(s string) string {
 		start += n
 	}
 	for end > start {
+		if c := s[end-1]; c < utf8.RuneSelf {
+			if !isASCIISpaceJS(c) {
+				break
+			}
+			end--
+			continue
+		}
 		r, n := utf8.DecodeLastRuneInString(s[start:end])
 		if !IsJSSpace(r) || (r == utf8.RuneError && n == 1) {
 			break

@@ -153,6 +153,8 @@ type lineLoc struct {
 	n    int32 // its length
 	line int32 // physical line number
 	typ  EntryType
+	// message: the text is a message entry's message member alone.
+	message bool
 }
 
 // pathRec is a path node's line and the facts of its envelope the context
@@ -180,7 +182,7 @@ func (b *contextBuilder) rec(pathIdx int) *pathRec { return &b.nodes[pathIdx] }
 // locOf is record i's lineLoc.
 func (b *contextBuilder) locOf(i int) lineLoc {
 	r := &b.t.recs[i]
-	return lineLoc{off: r.off, n: r.n, line: r.line, typ: r.typ}
+	return lineLoc{off: r.off, n: r.n, line: r.line, typ: r.typ, message: r.has(fMessageText)}
 }
 
 // pathRecs builds nodes and ids from the transcript.
@@ -388,7 +390,7 @@ func (st *readState) read(r io.ReaderAt, want []wanted) error {
 			}
 			loc := &w.loc
 			line := buf[loc.off-from : loc.off-from+int64(loc.n) : loc.off-from+int64(loc.n)]
-			v, err := st.slim.parse(&st.p, line, loc.typ)
+			v, err := st.slim.parse(&st.p, line, loc)
 			if err != nil {
 				return fmt.Errorf("line %d changed while reading: %w", loc.line, err)
 			}
@@ -400,29 +402,25 @@ func (st *readState) read(r io.ReaderAt, want []wanted) error {
 }
 
 // slimEntries parses the wanted lines. A message entry is kept as an
-// object holding only its message member, all the context reads of it: the
-// rest of the line (type, ids, timestamp) is dropped as it is parsed, and
+// object holding only its message member, all the context reads of it: only
+// the message's text is parsed (the envelope scan found where it is), and
 // the one-member lists are carved from shared blocks.
 type slimEntries struct {
 	free []jsonl.Member
 }
 
-func (s *slimEntries) parse(p *jsonl.Parser, line []byte, typ EntryType) (jsonl.Value, error) {
-	if typ != TypeMessage {
-		return p.Parse(line)
+func (s *slimEntries) parse(p *jsonl.Parser, text []byte, loc *lineLoc) (jsonl.Value, error) {
+	if !loc.message {
+		return p.Parse(text)
 	}
-	v, err := p.ParseTop(line)
+	msg, err := p.ParseMember(text)
 	if err != nil {
-		return v, err
-	}
-	msg := v.Get("message")
-	if msg == nil { // the codec accepted no message entry without one
-		return p.Parse(line)
+		return msg, err
 	}
 	if len(s.free) == 0 {
 		s.free = make([]jsonl.Member, 4096)
 	}
-	s.free[0] = jsonl.Member{Key: "message", Value: *msg}
+	s.free[0] = jsonl.Member{Key: "message", Value: msg}
 	e := jsonl.ObjectValue()
 	e.SetItems(s.free[:1:1])
 	s.free = s.free[1:]

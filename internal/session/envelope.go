@@ -154,6 +154,10 @@ type Envelope struct {
 
 	role       roleKind // message role as stored
 	boundaryOK bool     // compaction/reset members other than firstKeptEntryId are valid
+	// msgStart and msgEnd bound the text of the message member's value
+	// in the line (the last one's, as JSON.parse keeps the last); msgEnd
+	// is 0 without one.
+	msgStart, msgEnd int
 }
 
 // message roles as scanned.
@@ -229,6 +233,7 @@ type entryFields struct {
 	versionRaw                                       []byte
 	message                                          msgScan
 	hasMessage                                       bool
+	msgStart, msgEnd                                 int
 }
 
 // member scans the value of the top-level member key.
@@ -282,7 +287,9 @@ func (f *entryFields) member(s *jsonl.Scanner, key string) (err error) {
 		f.versionRaw = f.line[start:s.Pos()]
 	case "message":
 		f.hasMessage = true
+		f.msgStart = s.Pos()
 		f.message, err = scanMessage(s)
+		f.msgEnd = s.Pos()
 	default:
 		_, err = s.Skip()
 	}
@@ -468,6 +475,7 @@ func (f *entryFields) fill(e *Envelope, a *arena) {
 	}
 	e.FieldsOK = f.fieldsOK(e.Type, false)
 	e.role = f.message.role
+	e.msgStart, e.msgEnd = f.msgStart, f.msgEnd
 	switch e.Type {
 	case TypeCompaction:
 		e.boundaryOK = f.summary.IsString() && f.tokensBefore.IsNumber()

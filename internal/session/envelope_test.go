@@ -176,6 +176,16 @@ func checkEnvelope(t *testing.T, line []byte) {
 		return
 	}
 	want := refEnvelope(&v)
+	// The message's text, which the context parses alone, holds the value
+	// the full parse keeps.
+	if msg := v.Get("message"); msg == nil || !v.IsObject() {
+		if got.msgEnd != 0 {
+			t.Errorf("%s: message text %d:%d without a message member", line, got.msgStart, got.msgEnd)
+		}
+	} else if alone, err := jsonl.Parse(line[got.msgStart:got.msgEnd]); err != nil || jsonl.MarshalString(alone) != jsonl.MarshalString(*msg) {
+		t.Errorf("%s: message text %q parses to %s (%v), want %s", line, line[got.msgStart:got.msgEnd], jsonl.MarshalString(alone), err, jsonl.MarshalString(*msg))
+	}
+	got.msgStart, got.msgEnd = 0, 0
 	// The scanner keeps the version's source text: compare what it means.
 	if gv, wv := versionNumber(got.Version), versionNumber(want.Version); gv == wv || gv != gv && wv != wv {
 		got.Version, want.Version = nil, nil
@@ -199,6 +209,8 @@ func TestScanEnvelope(t *testing.T) {
 		`{"type":"message","message":{"role":"hookMessage","customType":7,"content":[]}}`,
 		`{"type":"message","message":{"role":"bashExecution","command":"ls","output":""}}`,
 		`{"type":"message","message":["role","user"]}`,
+		`{"type":"message","message":{"role":"user","content":"a"},"id":"m","message" : {"role":"assistant","content":[]} }`,
+		`{"type":"message","message":"text"}`,
 		`{"type":"reset","id":"r","reason":[["idle"]],"firstKeptEntryId":null}`,
 		`{"type":"reset","id":"r","reason":"cron-stale"}`,
 		`{"type":"compaction","id":"k","summary":"s","firstKeptEntryId":"","tokensBefore":1e400,"firstKeptEntryIndex":-0}`,

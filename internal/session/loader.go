@@ -40,12 +40,13 @@ const (
 	fHookMigrated                      // the v2→v3 migration renamed role hookMessage
 	fRecognized                        // a file entry (not opaque) after partitioning
 	fIndexed                           // a canonical entry in the navigation index
+	fMessageText                       // off and n bound the message member's value, not the line
 )
 
 // record is one line JSON.parse accepted: where it is, and its envelope
 // after OpenClaw's migrations. About 80 bytes.
 type record struct {
-	off        int64 // byte offset of the parsed text (after any trim)
+	off        int64 // byte offset of the parsed text (after any trim), or of its message (fMessageText)
 	n          int32 // its length
 	line       int32 // physical line number
 	typ        EntryType
@@ -412,6 +413,12 @@ func recordOf(e Envelope, b []byte, off int64, num int) record {
 	}
 	if e.Shape == ShapePrimitive {
 		r.extra().primitive = string(b)
+	}
+	if e.Type == TypeMessage && e.msgEnd > 0 {
+		// All the context reads of a message entry is its message: the
+		// second pass parses only that value's text.
+		r.off, r.n = off+int64(e.msgStart), int32(e.msgEnd-e.msgStart)
+		r.flags |= fMessageText
 	}
 	return r
 }
