@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"runtime/debug"
 )
 
@@ -72,12 +73,25 @@ func releaseOutgrown(n int) {
 	}
 }
 
+// AllocLine returns a buffer of n bytes for (part of) one line. Before a
+// huge one (releaseAbove or more) it runs a collection, so that huge buffers
+// already dead (an earlier pass's or an earlier read's, not yet collected
+// because the heap had not doubled) are freed and their memory reused
+// rather than added to: peak memory follows the copies still in use. Huge
+// lines are rare, so the collection costs little beside reading the line.
+func AllocLine(n int) []byte {
+	if n >= releaseAbove {
+		runtime.GC()
+	}
+	return make([]byte, n)
+}
+
 // growLine returns buf's bytes in a buffer of capacity want (at least
 // len(buf)), handing buf's memory back when it is huge. The caller drops
 // every other reference to buf first, and replaces its own with the
 // result.
 func growLine(buf []byte, want int) []byte {
-	grown := make([]byte, len(buf), max(want, len(buf)))
+	grown := AllocLine(max(want, len(buf)))[:len(buf)]
 	copy(grown, buf)
 	releaseOutgrown(cap(buf)) // buf is dead from here on: the collector frees it
 	return grown

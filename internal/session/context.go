@@ -376,7 +376,7 @@ func (st *readState) read(r io.ReaderAt, want []wanted) error {
 	for start := 0; start < len(want); {
 		end, from, to := block(want, start)
 		if int64(cap(st.buf)) < to-from {
-			st.buf = make([]byte, to-from)
+			st.buf = jsonl.AllocLine(int(to - from))
 		}
 		buf := st.buf[:to-from]
 		if _, err := r.ReadAt(buf, from); err != nil && !(errors.Is(err, io.EOF) && len(buf) > 0) {
@@ -397,6 +397,9 @@ func (st *readState) read(r io.ReaderAt, want []wanted) error {
 			*w.dst = v
 		}
 		start = end
+		if cap(st.buf) > maxBlockBytes {
+			st.buf = nil // only a huge line grows it past a block: do not keep it for the next
+		}
 	}
 	return nil
 }
