@@ -175,17 +175,15 @@ func (p *pass) duplicateCallIDs(line int, entryID string, calls []callFact) {
 	if len(calls) < 2 || !p.sel.Enabled(DuplicateToolCallID) {
 		return
 	}
-	for i, c := range calls {
-		if c.id == "" || slices.ContainsFunc(calls[:i], func(b callFact) bool { return b.id == c.id }) {
-			continue // reported with its first call
+	counts := make(map[string]int, len(calls)) // linear in the calls: a turn may hold 100,000
+	for _, c := range calls {
+		if c.id != "" {
+			counts[c.id]++
 		}
-		n := 1
-		for _, b := range calls[i+1:] {
-			if b.id == c.id {
-				n++
-			}
-		}
-		if n > 1 {
+	}
+	for _, c := range calls {
+		if n := counts[c.id]; n > 1 { // reported once, at its first call
+			counts[c.id] = 0
 			p.add(DuplicateToolCallID, line, entryID, fmt.Sprintf("%d tool calls in this turn share the id %s; OpenAI Responses, Codex and xAI refuse the history (the second result answers no pending call)", n, quote(c.id)))
 		}
 	}
