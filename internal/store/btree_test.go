@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -103,8 +104,12 @@ func TestFastPathNotTakenWithWAL(t *testing.T) {
 // a few pages at a time, and holds the fast path to the driver's answer:
 // the same rows, faults and errors, never a panic or a hang.
 func TestFastPathCorruptPages(t *testing.T) {
+	seed := int64(15)
+	if s := os.Getenv("STORE_FUZZ_SEED"); s != "" {
+		seed, _ = strconv.ParseInt(s, 10, 64)
+	}
 	src := committedDatabases(t)
-	rng := rand.New(rand.NewSource(15))
+	rng := rand.New(rand.NewSource(seed))
 	dir := t.TempDir()
 	rounds := 150
 	if testing.Short() {

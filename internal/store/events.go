@@ -86,8 +86,8 @@ type Rows struct {
 	ctx context.Context
 	db  *DB
 	// fast reads the rows from the b-trees (see btree.go); after the first
-	// row it cannot read, the driver reads the rest (rows past seq
-	// lastSeq); nil: rows is the driver's query.
+	// row it cannot read, the driver reads the rest (rows past lastSeq,
+	// the highest seq read); nil: rows is the driver's query.
 	fast      *treeWalk
 	lastSeq   int64
 	read      bool // a row was read
@@ -148,7 +148,7 @@ func (r *Rows) nextRow() (bool, error) {
 	if r.fast != nil {
 		ok, err := r.fastRow()
 		if err == nil {
-			if ok {
+			if ok && (!r.read || r.ev.Seq > r.lastSeq) {
 				r.lastSeq, r.read = r.ev.Seq, true
 			}
 			return ok, nil

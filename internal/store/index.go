@@ -131,11 +131,13 @@ type seqCursor struct {
 	a, b sql.NullString
 	// fast reads the identity rows from the b-trees; after the first row
 	// it cannot read, the driver reads the rest (rest, from the rows at
-	// seq, skipping the atSeq already read). nil: rows is the query.
-	fast  *treeWalk
-	rest  func(seq int64, read bool) (*sql.Rows, error)
-	atSeq int
-	read  bool // the fast path read a row
+	// the highest seq read, maxSeq, skipping the atMax already read). nil:
+	// rows is the query.
+	fast   *treeWalk
+	rest   func(seq int64, read bool) (*sql.Rows, error)
+	maxSeq int64
+	atMax  int
+	read   bool // the fast path read a row
 }
 
 func (c *seqCursor) next() error {
@@ -145,10 +147,10 @@ func (c *seqCursor) next() error {
 			return err
 		}
 		c.fast = nil
-		if c.rows, err = c.rest(c.seq, c.read); err != nil {
+		if c.rows, err = c.rest(c.maxSeq, c.read); err != nil {
 			return err
 		}
-		for skip := c.atSeq; skip > 0; skip-- {
+		for skip := c.atMax; skip > 0; skip-- {
 			if err := c.scan(); err != nil || !c.ok {
 				return err
 			}
@@ -181,10 +183,12 @@ func (c *seqCursor) fastNext() error {
 	if !ok1 || !ok2 {
 		return btreeErrorf("seq %d: column types", w.order)
 	}
-	if w.order != c.seq {
-		c.atSeq = 0
+	switch {
+	case !c.read || w.order > c.maxSeq:
+		c.maxSeq, c.atMax = w.order, 1
+	case w.order == c.maxSeq:
+		c.atMax++
 	}
-	c.atSeq++
 	c.seq, c.read = w.order, true
 	c.a = sql.NullString{String: string(id), Valid: !idNull}
 	c.b = sql.NullString{String: string(parent), Valid: !parentNull}
