@@ -83,7 +83,14 @@ type Event struct {
 // Rows iterates over a session's events in seq order, one row in memory at
 // a time. Use it like [sql.Rows]: Next, Event, then Err and Close.
 type Rows struct {
-	db        *DB
+	ctx context.Context
+	db  *DB
+	// fast reads the rows from the b-trees (see btree.go); after the first
+	// row it cannot read, the driver reads the rest (rows past lastSeq,
+	// the highest seq read); nil: rows is the driver's query.
+	fast      *treeWalk
+	lastSeq   int64
+	read      bool // a row was read
 	sessionID string
 	rows      *sql.Rows
 	ev        Event
@@ -110,19 +117,96 @@ func (s *DB) Events(ctx context.Context, sessionID string) (*Rows, error) {
 const eventsSQL = `SELECT seq, event_json IS NULL, event_json, event_zstd, event_utf8_bytes
   FROM transcript_events WHERE session_id = ? ORDER BY seq`
 
+// eventsAfterSQL reads the rest of a session's rows when the fast path
+// stops.
+const eventsAfterSQL = `SELECT seq, event_json IS NULL, event_json, event_zstd, event_utf8_bytes
+  FROM transcript_events WHERE session_id = ? AND seq > ? ORDER BY seq`
+
 func (s *DB) events(ctx context.Context, sessionID string, kinds []IndexKind) (*Rows, error) {
-	rows, err := s.tx.QueryContext(ctx, eventsSQL, sessionID)
-	if err != nil {
-		return nil, s.errorf("reading the events of session %s: %w", sessionID, err)
+	r := &Rows{ctx: ctx, db: s, sessionID: sessionID}
+	if s.fast != nil && s.fast.events != nil {
+		r.fast = s.fast.walk(s.fast.events, sessionID)
+	} else {
+		rows, err := s.tx.QueryContext(ctx, eventsSQL, sessionID)
+		if err != nil {
+			return nil, s.errorf("reading the events of session %s: %w", sessionID, err)
+		}
+		r.rows = rows
 	}
-	r := &Rows{db: s, sessionID: sessionID, rows: rows}
 	if len(kinds) > 0 {
+		var err error
 		if r.index, err = s.joinIndex(ctx, sessionID, kinds); err != nil {
-			rows.Close()
+			r.Close()
 			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// nextRow reads the next row's columns, from the b-trees or the driver.
+func (r *Rows) nextRow() (bool, error) {
+	if r.fast != nil {
+		ok, err := r.fastRow()
+		if err == nil {
+			if ok && (!r.read || r.ev.Seq > r.lastSeq) {
+				r.lastSeq, r.read = r.ev.Seq, true
+			}
+			return ok, nil
+		}
+		if !errors.Is(err, errBTree) {
+			return false, err
+		}
+		// The driver reads the rest, and decides what they hold.
+		r.fast = nil
+		if r.read {
+			r.rows, err = r.db.tx.QueryContext(r.ctx, eventsAfterSQL, r.sessionID, r.lastSeq)
+		} else {
+			r.rows, err = r.db.tx.QueryContext(r.ctx, eventsSQL, r.sessionID)
+		}
+		if err != nil {
+			return false, r.db.errorf("reading the events of session %s: %w", r.sessionID, err)
+		}
+	}
+	if !r.rows.Next() {
+		return false, nil
+	}
+	if r.dest == nil {
+		r.dest = []any{&r.ev.Seq, &r.textNull, &r.text, &r.z, &r.size}
+	}
+	if err := r.rows.Scan(r.dest...); err != nil {
+		return false, r.db.errorf("reading session %s after seq %d: %w", r.sessionID, r.ev.Seq, err)
+	}
+	r.lastSeq, r.read = r.ev.Seq, true
+	return true, nil
+}
+
+// fastRow reads the next row from the b-trees, as the driver would scan
+// it; errBTree for anything else.
+func (r *Rows) fastRow() (bool, error) {
+	w := r.fast
+	if r.ev.Line%1024 == 0 {
+		if err := r.ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+	ok, err := w.next()
+	if !ok || err != nil {
+		return false, err
+	}
+	text, null, ok1 := w.text("event_json")
+	z, zNull, ok2 := w.row.blob(w.tree.cols["event_zstd"])
+	size, sizeNull, ok3 := w.row.intOrNull(w.tree.cols["event_utf8_bytes"])
+	// An empty blob is left to the driver, which may read it as NULL.
+	if !ok1 || !ok2 || !ok3 || !zNull && len(z) == 0 {
+		return false, btreeErrorf("seq %d: column types", w.order)
+	}
+	r.ev.Seq, r.textNull, r.text = w.order, null, text
+	r.z = nil
+	if !zNull {
+		r.z = z
+	}
+	r.size = sql.NullInt64{Int64: size, Valid: !sizeNull}
+	return true, nil
 }
 
 // Next decodes the next row. It returns false at the end or on an error
@@ -131,20 +215,18 @@ func (r *Rows) Next() bool {
 	if r.err != nil {
 		return false
 	}
-	if !r.rows.Next() {
-		if r.index != nil && r.rows.Err() == nil {
+	ok, err := r.nextRow()
+	if err != nil {
+		r.err = err
+		return false
+	}
+	if !ok {
+		if r.index != nil && (r.rows == nil || r.rows.Err() == nil) {
 			r.err = r.index.finish()
 		}
 		return false
 	}
 	r.ev.Line++
-	if r.dest == nil {
-		r.dest = []any{&r.ev.Seq, &r.textNull, &r.text, &r.z, &r.size}
-	}
-	if err := r.rows.Scan(r.dest...); err != nil {
-		r.err = r.db.errorf("reading session %s after seq %d: %w", r.sessionID, r.ev.Seq, err)
-		return false
-	}
 	if r.index != nil {
 		if r.err = r.index.advance(r.ev.Seq); r.err != nil {
 			return false
@@ -271,6 +353,9 @@ func (r *Rows) Err() error {
 	if r.err != nil {
 		return r.err
 	}
+	if r.rows == nil {
+		return nil
+	}
 	if err := r.rows.Err(); err != nil {
 		return r.db.errorf("reading session %s: %w", r.sessionID, err)
 	}
@@ -281,6 +366,9 @@ func (r *Rows) Err() error {
 func (r *Rows) Close() error {
 	if r.index != nil {
 		r.index.close()
+	}
+	if r.rows == nil {
+		return nil
 	}
 	return r.rows.Close()
 }

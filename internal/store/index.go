@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -128,9 +129,37 @@ type seqCursor struct {
 	ok   bool // a row is ahead
 	seq  int64
 	a, b sql.NullString
+	// fast reads the identity rows from the b-trees; after the first row
+	// it cannot read, the driver reads the rest (rest, from the rows at
+	// the highest seq read, maxSeq, skipping the atMax already read). nil:
+	// rows is the query.
+	fast   *treeWalk
+	rest   func(seq int64, read bool) (*sql.Rows, error)
+	maxSeq int64
+	atMax  int
+	read   bool // the fast path read a row
 }
 
 func (c *seqCursor) next() error {
+	if c.fast != nil {
+		err := c.fastNext()
+		if err == nil || !errors.Is(err, errBTree) {
+			return err
+		}
+		c.fast = nil
+		if c.rows, err = c.rest(c.maxSeq, c.read); err != nil {
+			return err
+		}
+		for skip := c.atMax; skip > 0; skip-- {
+			if err := c.scan(); err != nil || !c.ok {
+				return err
+			}
+		}
+	}
+	return c.scan()
+}
+
+func (c *seqCursor) scan() error {
 	c.ok = c.rows.Next()
 	if !c.ok {
 		return c.rows.Err()
@@ -138,9 +167,40 @@ func (c *seqCursor) next() error {
 	return c.rows.Scan(&c.seq, &c.a, &c.b)
 }
 
+// fastNext reads the next identity row from the b-trees.
+func (c *seqCursor) fastNext() error {
+	w := c.fast
+	ok, err := w.next()
+	if err != nil {
+		return err
+	}
+	c.ok = ok
+	if !ok {
+		return nil
+	}
+	id, idNull, ok1 := w.text("event_id")
+	parent, parentNull, ok2 := w.text("parent_id")
+	if !ok1 || !ok2 {
+		return btreeErrorf("seq %d: column types", w.order)
+	}
+	switch {
+	case !c.read || w.order > c.maxSeq:
+		c.maxSeq, c.atMax = w.order, 1
+	case w.order == c.maxSeq:
+		c.atMax++
+	}
+	c.seq, c.read = w.order, true
+	c.a = sql.NullString{String: string(id), Valid: !idNull}
+	c.b = sql.NullString{String: string(parent), Valid: !parentNull}
+	return nil
+}
+
 const (
 	identitySeqSQL = `SELECT seq, event_id, parent_id FROM transcript_event_identities
   WHERE session_id = ? ORDER BY seq`
+	// identityFromSQL reads the rest of them when the fast path stops.
+	identityFromSQL = `SELECT seq, event_id, parent_id FROM transcript_event_identities
+  WHERE session_id = ? AND seq >= ? ORDER BY seq`
 	// activeSeqSQL reads only its index (session_id, event_seq); the
 	// position of a row naming a missing seq is looked up (activePosSQL).
 	activeSeqSQL = `SELECT event_seq, NULL, NULL FROM session_transcript_active_events
@@ -164,9 +224,21 @@ func (s *DB) joinIndex(ctx context.Context, sessionID string, kinds []IndexKind)
 		if !s.tables[q.table] || !slices.Contains(kinds, q.kind) {
 			continue
 		}
-		rows, err := s.tx.QueryContext(ctx, q.query, sessionID)
+		var err error
+		if q.kind == IdentityMismatch && s.fast != nil && s.fast.identities != nil {
+			*q.cur = &seqCursor{fast: s.fast.walk(s.fast.identities, sessionID), rest: func(seq int64, read bool) (*sql.Rows, error) {
+				if !read {
+					return s.tx.QueryContext(ctx, identitySeqSQL, sessionID)
+				}
+				return s.tx.QueryContext(ctx, identityFromSQL, sessionID, seq)
+			}}
+		} else {
+			var rows *sql.Rows
+			if rows, err = s.tx.QueryContext(ctx, q.query, sessionID); err == nil {
+				*q.cur = &seqCursor{rows: rows}
+			}
+		}
 		if err == nil {
-			*q.cur = &seqCursor{rows: rows}
 			err = (*q.cur).next()
 		}
 		if err != nil {
@@ -263,7 +335,7 @@ func (j *indexJoin) finish() error {
 
 func (j *indexJoin) close() {
 	for _, c := range []*seqCursor{j.ident, j.active} {
-		if c != nil {
+		if c != nil && c.rows != nil {
 			c.rows.Close()
 		}
 	}

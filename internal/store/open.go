@@ -85,6 +85,10 @@ type DB struct {
 	// tables are the database's table names (the index and archive
 	// tables are optional: an older or newer schema may lack them).
 	tables map[string]bool
+	// file is our own handle on the database file, for the fast path;
+	// opened once and closed only after the driver (see openFastPath).
+	file *os.File
+	fast *fastPath // nil: every read goes through the driver
 }
 
 // Open opens the agent database at path read-only and starts the read
@@ -114,6 +118,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := s.begin(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if f, err := os.Open(abs); err == nil {
+		s.file = f
+		s.fast = s.openFastPath(ctx, abs)
 	}
 	return s, nil
 }
@@ -238,6 +246,11 @@ func (s *DB) Close() error {
 	}
 	if cerr := s.sql.Close(); err == nil {
 		err = cerr
+	}
+	// Only now: closing a handle on the file drops the process's locks.
+	if s.file != nil {
+		s.file.Close()
+		s.file = nil
 	}
 	if err != nil {
 		return s.errorf("closing: %w", err)

@@ -1,0 +1,147 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// readAll exports every session of the database at path with the index
+// checks, through the fast path or (fast false) through the driver alone,
+// and returns everything a caller sees: the text, the faults and errors.
+func readAll(t *testing.T, path string, fast bool) (string, bool) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		return "open: " + err.Error(), false
+	}
+	defer db.Close()
+	took := db.fast != nil
+	if !fast {
+		db.fast = nil
+	}
+	var out bytes.Buffer
+	ws, err := db.Windows(ctx)
+	if err != nil {
+		return "windows: " + err.Error(), took
+	}
+	for _, w := range ws {
+		out.WriteString("session " + w.SessionID + "\n")
+		r, err := db.CheckedReader(ctx, w.SessionID, IdentityMismatch, ActiveEventMissing)
+		if err != nil {
+			out.WriteString("reader: " + err.Error() + "\n")
+			continue
+		}
+		if _, err := r.WriteTo(&out); err != nil {
+			out.WriteString("export: " + err.Error() + "\n")
+		}
+		faults, n, err := r.IndexFaults(ctx)
+		for _, f := range faults {
+			out.WriteString(f.Kind.String() + " " + f.Detail + "\n")
+		}
+		out.WriteString("faults: " + itoa(n > 0) + "\n")
+		if err != nil {
+			out.WriteString("faults: " + err.Error() + "\n")
+		}
+		r.Close()
+	}
+	return out.String(), took
+}
+
+// committedDatabases are the agent databases of the committed stores.
+func committedDatabases(t *testing.T) []string {
+	t.Helper()
+	var dbs []string
+	for name := range committedStores(t) {
+		agents, err := AgentDatabases(filepath.Join(storesDir, name, "state"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range agents {
+			dbs = append(dbs, a.Path)
+		}
+	}
+	return dbs
+}
+
+func TestFastPathMatchesDriver(t *testing.T) {
+	for _, path := range committedDatabases(t) {
+		fast, took := readAll(t, path, true)
+		if !took {
+			t.Errorf("%s: the fast path was not taken", path)
+		}
+		if driver, _ := readAll(t, path, false); fast != driver {
+			t.Errorf("%s: the fast path reads\n%.2000s\nthe driver\n%.2000s", path, fast, driver)
+		}
+	}
+}
+
+// TestFastPathNotTakenWithWAL: with frames in the -wal, SQLite reads pages
+// from it, so the b-trees of the main file are not read directly.
+func TestFastPathNotTakenWithWAL(t *testing.T) {
+	state := copyState(t, "multi")
+	path := filepath.Join(state, "agents", "main", "agent", "openclaw-agent.sqlite")
+	w := writer(t, path)
+	for _, q := range []string{`PRAGMA wal_autocheckpoint = 0`, `UPDATE schema_meta SET app_version = app_version || 'x' WHERE meta_key = 'primary'`} {
+		if _, err := w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() == 0 {
+		t.Fatalf("the -wal holds no frames: %v", err)
+	}
+	if _, took := readAll(t, path, true); took {
+		t.Error("the fast path was taken with frames in the -wal")
+	}
+}
+
+// TestFastPathCorruptPages corrupts copies of a database, a few bytes of
+// a few pages at a time, and holds the fast path to the driver's answer:
+// the same rows, faults and errors, never a panic or a hang.
+func TestFastPathCorruptPages(t *testing.T) {
+	seed := int64(15)
+	if s := os.Getenv("STORE_FUZZ_SEED"); s != "" {
+		seed, _ = strconv.ParseInt(s, 10, 64)
+	}
+	src := committedDatabases(t)
+	rng := rand.New(rand.NewSource(seed))
+	dir := t.TempDir()
+	rounds := 150
+	if testing.Short() {
+		rounds = 20
+	}
+	for i := 0; i < rounds; i++ {
+		orig, err := os.ReadFile(src[i%len(src)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := bytes.Clone(orig)
+		const pageSize = 4096
+		for k := 0; k < 1+rng.Intn(4); k++ {
+			pg := rng.Intn(len(data) / pageSize)
+			for j := 0; j < 1+rng.Intn(8); j++ {
+				off := pg*pageSize + rng.Intn(pageSize)
+				if off >= 100 { // keep the file an SQLite database
+					data[off] = byte(rng.Intn(256))
+				}
+			}
+		}
+		path := filepath.Join(dir, "corrupt.sqlite")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fast, _ := readAll(t, path, true)
+		if driver, _ := readAll(t, path, false); fast != driver {
+			at := 0
+			for at < len(fast) && at < len(driver) && fast[at] == driver[at] {
+				at++
+			}
+			t.Fatalf("round %d: the fast path reads\n%.600s\nthe driver\n%.600s", i, fast[max(0, at-200):], driver[max(0, at-200):])
+		}
+	}
+}
