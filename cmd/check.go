@@ -143,6 +143,7 @@ type checkRun struct {
 	threshold check.Severity
 	json      bool
 	provider  *providerRun // check --provider; nil without it
+	progress  *progress    // nil without a progress line
 }
 
 func runCheck(ctx context.Context, a *app, o *checkOptions) error {
@@ -170,6 +171,9 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 	if r.provider == nil { // the replay keeps whole branches: leave its collector alone
 		defer collectSooner()()
 	}
+	ctx, r.progress = startProgress(ctx, a, "check", r.json, d.paths(), r.provider.matrixTargets())
+	defer r.progress.finish()
+	r.provider.onTargetDone(r.progress)
 	return r.run(ctx, d)
 }
 
@@ -257,12 +261,17 @@ func (r *checkRun) run(ctx context.Context, d discovery) error {
 	readable := 0
 	i := -1 // the input of res
 	for res := range check.InOrder(len(d.Inputs), func(i int) check.Result {
-		return r.provider.add(ctx, i, d.Inputs[i], r.checkOne(ctx, d.Inputs[i]))
+		res := r.checkOne(ctx, d.Inputs[i])
+		if r.progress != nil {
+			return r.provider.add(withoutReadCounter(ctx), i, d.Inputs[i], res) // the line pass counted the bytes
+		}
+		return r.provider.add(ctx, i, d.Inputs[i], res)
 	}) {
 		if ctx.Err() != nil {
 			break // interrupted: a read cut short by the signal is no finding
 		}
 		i++
+		r.progress.fileDone()
 		if !res.Unreadable {
 			readable++
 		}

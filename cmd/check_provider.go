@@ -140,6 +140,22 @@ func (p *providerRun) prepare(ctx context.Context, a *app, d discovery) error {
 	return nil
 }
 
+// matrixTargets is the number of replays per file check --provider all
+// runs (0 otherwise).
+func (p *providerRun) matrixTargets() int {
+	if p == nil || !p.opts.All() {
+		return 0
+	}
+	return len(check.MatrixTargets())
+}
+
+// onTargetDone counts each target's replay in prog (check --provider all).
+func (p *providerRun) onTargetDone(prog *progress) {
+	if p != nil && prog != nil && p.opts.All() {
+		p.opts.TargetDone = prog.targetDone
+	}
+}
+
 // spooled is the spool of the named pipe at path, or nil.
 func (p *providerRun) spooled(path string) *os.File {
 	if p == nil {

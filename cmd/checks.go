@@ -20,7 +20,7 @@ func newChecksCmd(a *app) *cobra.Command {
 		Short: "List every check id with its severity",
 		Long:  checksLong,
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return listChecks(a, "checks") },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return listChecks(a, "checks") },
 	}
 	cmd.Flags().String("format", "text", "output format: text or json")
 	addJSONFlag(cmd.Flags())

@@ -270,7 +270,7 @@ func discoverInstall(ctx context.Context, a *app) (discovery, error) {
 	if err := stateDirExists(a); err != nil {
 		return d, &unreadableError{err: err}
 	}
-	for _, pattern := range installPatterns(a) {
+	for _, pattern := range installPatterns(a, globLiteral) {
 		if err := d.addRoots(pattern); err != nil {
 			return d, &unreadableError{err: err}
 		}
@@ -281,7 +281,7 @@ func discoverInstall(ctx context.Context, a *app) (discovery, error) {
 		}
 	}
 	if len(d.Roots) == 0 && len(d.Databases) == 0 {
-		return d, &unreadableError{err: errNoInstall(installPatterns(a))}
+		return d, &unreadableError{err: errNoInstall(installPatterns(a, func(p string) string { return p }))}
 	}
 	return d, nil
 }
@@ -315,12 +315,14 @@ func (d *discovery) list(dir string) error {
 	return nil
 }
 
-// installPatterns are the session folders of the local install, as globs.
-func installPatterns(a *app) []string {
+// installPatterns are the session folders of the local install, as globs
+// whose configured folders (state, home) literal writes: globLiteral for
+// filepath.Glob, unchanged for a person to read.
+func installPatterns(a *app, literal func(string) string) []string {
 	if dir, explicit := stateDir(a); explicit {
-		return []string{filepath.Join(dir, "agents", "*", "sessions")}
+		return []string{filepath.Join(literal(dir), "agents", "*", "sessions")}
 	}
-	home := homeDir(a.getenv, homeOptions{openclaw: true}) // OPENCLAW_HOME, as config resolves the state folder
+	home := literal(homeDir(a.getenv, homeOptions{openclaw: true})) // OPENCLAW_HOME, as config resolves the state folder
 	return []string{
 		filepath.Join(home, ".openclaw", "agents", "*", "sessions"),
 		filepath.Join(home, ".openclaw", "sessions"),
@@ -366,6 +368,24 @@ func stateDir(a *app) (string, bool) {
 		}
 	}
 	return a.settings.StateDir, false
+}
+
+// globLiteral is a pattern of filepath.Glob matching exactly the path p,
+// whatever characters its names hold: a folder named "a[1]" or "*" is that
+// folder, never a pattern matching others.
+func globLiteral(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ { // byte by byte: a name need not be UTF-8
+		switch c := p[i]; {
+		case c == '*' || c == '?' || c == '[':
+			b.WriteString("[" + string(c) + "]") // a class of one: literal on every system
+		case c == '\\' && filepath.Separator != '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 type noInstallError struct{ looked []string }

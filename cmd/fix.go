@@ -145,6 +145,8 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 		return usageErrorf("fix: --stdout takes exactly one session file, not %d", len(paths))
 	}
 	if opts.Stdout || (len(paths) == 1 && paths[0] == "-" && !opts.DryRun) {
+		ctx, prog := startProgress(ctx, a, "fix", opts.Format == "json", paths, 0)
+		defer prog.finish()
 		err := fixToStdout(ctx, a, paths[0], opts.Format == "json")
 		if ctx.Err() != nil {
 			return ctx.Err() // the output may be cut short: say so with exit 130
@@ -159,8 +161,12 @@ func runFix(ctx context.Context, a *app, opts *fixOptions) error {
 	if proceed, err := run.confirmSweep(paths); !proceed || err != nil {
 		return err
 	}
+	ctx, prog := startProgress(ctx, a, "fix", opts.Format == "json", paths, 0) // after the question, never over it
+	defer prog.finish()
+	run.ctx = ctx
 	for _, p := range paths {
 		run.file(p)
+		prog.fileDone()
 		if err := ctx.Err(); err != nil {
 			return err // the file being repaired is left as it was, or repaired
 		}

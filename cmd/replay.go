@@ -139,6 +139,8 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, args []string) 
 		return err
 	}
 	defer closeSrc()
+	ctx, prog := startProgress(ctx, a, "replay", opts.format == "json", []string{path}, 0)
+	defer prog.finish()
 	src := jsonl.WithContextAt(ctx, file) // an interrupted load or replay stops at its next read
 	stream, err := session.OpenContext(src)
 	err = wrapLoadError(path, err)

@@ -32,6 +32,8 @@ type streams struct {
 	Out, Err io.Writer
 	// OutIsTerminal is true when Out is a terminal (colour and text defaults).
 	OutIsTerminal bool
+	// ErrIsTerminal is true when Err is a terminal (the progress line).
+	ErrIsTerminal bool
 	// InIsTerminal is true when In is a terminal: only then may a command
 	// ask a question (fix's sweep prompt).
 	InIsTerminal bool
@@ -78,7 +80,8 @@ type app struct {
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s := streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout), InIsTerminal: isTerminal(os.Stdin)}
+	s := streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTerminal: isTerminal(os.Stdout),
+		ErrIsTerminal: isTerminal(os.Stderr), InIsTerminal: isTerminal(os.Stdin)}
 	return run(ctx, os.Args[1:], s, os.Getenv)
 }
 

@@ -192,6 +192,10 @@ type ProviderOptions struct {
 	// Only and Skip select replay checks as they select the others: with
 	// Only set, only the replay ids it names run.
 	Only, Skip []ID
+	// TargetDone, when set, is called as the replay of a file for one
+	// target ends (from the goroutines checking files: it must be safe for
+	// concurrent use), so that the caller can show progress.
+	TargetDone func()
 }
 
 // All reports that the options ask for the compatibility matrix.
@@ -300,6 +304,9 @@ func (*findingsOutput) Segment(int, []hygiene.Message) error { return nil }
 
 func (f *findingsOutput) Done(k int, res hygiene.Replayed) error {
 	f.outcomes[k] = foldTarget(f.path, f.o, f.targets[k], res.Run.Changes)
+	if f.o.TargetDone != nil {
+		f.o.TargetDone()
+	}
 	return nil
 }
 

@@ -12,10 +12,7 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
-// FuzzRepair checks, for any input: the repair never panics; it agrees
-// with the in-memory transcription of OpenClaw's rules (so a line OpenClaw
-// keeps is never dropped, and the fast path never keeps a line a rule
-// changes); and repairing its own output changes nothing. Seeds: the
+// FuzzRepair checks what checkRepair checks on any input. Seeds: the
 // conformance cases.
 func FuzzRepair(f *testing.F) {
 	cases := sessiontest.ConformanceCases(f)
@@ -25,27 +22,68 @@ func FuzzRepair(f *testing.F) {
 		}
 	}
 	f.Add([]byte(header + "\n" + `{"type":"message","message":{"role":"user","content":[{"type":"image","data":"SGVsbG8=","mimeType":"image/png"}]}}`))
-	f.Fuzz(func(t *testing.T, input []byte) {
-		checkLineVerdicts(t, input)
-		checkAgainstReference(t, input)
-		seq, _ := analyzeSequential(bytes.NewReader(input), nil)
-		par, _ := analyzeParallel(bytes.NewReader(input), 2, nil)
-		if !reflect.DeepEqual(normalized(seq), normalized(par)) {
-			t.Fatalf("parallel plan differs:\nseq %+v\npar %+v", seq, par)
-		}
+	f.Fuzz(checkRepair)
+}
+
+// FuzzRepairDamaged checks what FuzzRepair checks on generated damaged
+// sessions (sessiontest.Damaged: headers, turns with tool calls, thinking
+// and results, branches, malformed lines, dropped parents), which reach
+// the insertion passes and the rewrite rules far more often than
+// arbitrary bytes; and that RepairStream, the repair `fix --stdout` and
+// `fix -` write, prints the two passes' output (or the input itself when
+// nothing changes). Seeds: the examples and the conformance cases.
+func FuzzRepairDamaged(f *testing.F) {
+	for _, s := range sessiontest.DamagedSeeds(f) {
+		f.Add(s.Base, s.Program)
+	}
+	f.Fuzz(func(t *testing.T, base, program []byte) {
+		input := sessiontest.Damaged(base, program)
+		checkRepair(t, input)
 		plan, _ := Analyze(bytes.NewReader(input), nil)
-		if !plan.NeedsRewrite() {
-			return
+		want := input
+		if plan.NeedsRewrite() {
+			var out bytes.Buffer
+			if err := WriteRepaired(&out, bytes.NewReader(input), &plan, goldenClock, goldenUUIDs()); err != nil {
+				t.Fatal(err)
+			}
+			want = out.Bytes()
 		}
-		var out bytes.Buffer
-		if err := WriteRepaired(&out, bytes.NewReader(input), &plan, goldenClock, goldenUUIDs()); err != nil {
-			t.Fatal(err)
+		var got bytes.Buffer
+		res, err := RepairStream(&got, bytes.NewReader(input), "-", Options{Now: goldenClock, UUID: goldenUUIDs()})
+		if err != nil || res.Repaired != plan.NeedsRewrite() || res.Reason != plan.Reason {
+			t.Fatalf("RepairStream: repaired %v, reason %q, err %v; plan: rewrite %v, reason %q", res.Repaired, res.Reason, err, plan.NeedsRewrite(), plan.Reason)
 		}
-		again, _ := Analyze(bytes.NewReader(out.Bytes()), nil)
-		if again.NeedsRewrite() || again.Reason != "" {
-			t.Fatalf("repairing the output again: reason %q, counts %+v\n%s", again.Reason, again.Counts, out.Bytes())
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("RepairStream wrote %d bytes, the two passes %d\n%s", got.Len(), len(want), got.Bytes())
 		}
 	})
+}
+
+// checkRepair checks, for input: the repair never panics; it agrees with
+// the in-memory transcription of OpenClaw's rules (so a line OpenClaw
+// keeps is never dropped, and the fast path never keeps a line a rule
+// changes); the parallel first pass plans what the sequential one does;
+// and repairing the repair's output changes nothing.
+func checkRepair(t *testing.T, input []byte) {
+	checkLineVerdicts(t, input)
+	checkAgainstReference(t, input)
+	seq, _ := analyzeSequential(bytes.NewReader(input), nil)
+	par, _ := analyzeParallel(bytes.NewReader(input), 2, nil)
+	if !reflect.DeepEqual(normalized(seq), normalized(par)) {
+		t.Fatalf("parallel plan differs:\nseq %+v\npar %+v", seq, par)
+	}
+	plan, _ := Analyze(bytes.NewReader(input), nil)
+	if !plan.NeedsRewrite() {
+		return
+	}
+	var out bytes.Buffer
+	if err := WriteRepaired(&out, bytes.NewReader(input), &plan, goldenClock, goldenUUIDs()); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := Analyze(bytes.NewReader(out.Bytes()), nil)
+	if again.NeedsRewrite() || again.Reason != "" {
+		t.Fatalf("repairing the output again: reason %q, counts %+v\n%s", again.Reason, again.Counts, out.Bytes())
+	}
 }
 
 // checkLineVerdicts compares the classifier's verdict on every line with a
