@@ -43,7 +43,8 @@ an empty session, and the structural problems providers reject.
 
   check FILE|DIR...   check files; folders are searched recursively for
                       transcripts (sessions.json, locks, backups, archives,
-                      trajectories and checkpoints are skipped)
+                      trajectories and checkpoints are skipped), except a
+                      state folder (see check STATE_DIR)
   check -             check standard input
   check               check the sessions of the local OpenClaw install:
                       $OPENCLAW_STATE_DIR/agents/*/sessions when it is set,
@@ -51,8 +52,12 @@ an empty session, and the structural problems providers reject.
                       and the legacy ~/.clawdbot and ~/.moltbot folders, and
                       the sessions of the state folder's SQLite store
                       (OpenClaw 2026.9: agents/*/agent/openclaw-agent.sqlite)
-  check STATE_DIR|DB  a state folder's or one agent database's store sessions
-                      (with a state folder, its JSONL transcripts too)
+  check STATE_DIR|DB  a state folder's or one agent database's store sessions;
+                      with a state folder (one holding agents/*/sessions or
+                      agents/*/agent/openclaw-agent.sqlite), also the JSONL
+                      transcripts directly in agents/*/sessions, as OpenClaw
+                      finds them: no sub-folders, import archives or
+                      lost-and-found records
   check --session KEY|ID [--agent A] [STATE_DIR|DB]
                       one store session, by session key or session id
 

@@ -219,6 +219,7 @@ func (p *providerRun) replayStore(ctx context.Context, s *storeInput) check.Prov
 	if err != nil {
 		pr = check.ReplayLoadFailure(path, p.opts, err)
 		placeFindings(pr.Findings, loc, nil)
+		p.replayHints(pr.Findings, path)
 		return pr
 	}
 	defer db.Close()
@@ -233,7 +234,16 @@ func (p *providerRun) replayStore(ctx context.Context, s *storeInput) check.Prov
 		sp.close()
 	}
 	placeFindings(pr.Findings, loc, replaySeqs(ctx, db, s.Window.SessionID, sp.view, pr.Findings))
+	p.replayHints(pr.Findings, path)
 	return pr
+}
+
+// replayHints makes the hints of a store session's replay findings name
+// the replay of that session, with the view this check replayed.
+func (p *providerRun) replayHints(fs []check.Finding, db string) {
+	for i := range fs {
+		fs[i].Hint = check.StoreReplayHint(&fs[i], db, p.view.flags()...)
+	}
 }
 
 // printFindings prints the findings of input i, its result's path, as

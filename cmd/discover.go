@@ -55,10 +55,15 @@ type foundStore struct {
 // transcripts to read, in order:
 //
 //   - "-" is standard input (once);
-//   - a folder is searched recursively for primary transcripts (*.jsonl),
-//     skipping the files OpenClaw keeps beside transcripts (sessions.json,
-//     locks, trajectories, checkpoints, backups, reset and deleted
-//     archives) and archive/ sub-folders;
+//   - a state folder (one whose agents/ folder holds an agent's sessions/
+//     folder or agent database) is what OpenClaw itself reads there: the
+//     primary transcripts directly in agents/*/sessions and the agent
+//     databases, nothing else (not import archives, backups, trajectories,
+//     or the lost-and-found folder fix writes);
+//   - any other folder is searched recursively for primary transcripts
+//     (*.jsonl), skipping the files OpenClaw keeps beside transcripts
+//     (sessions.json, locks, trajectories, checkpoints, backups, reset and
+//     deleted archives) and archive/ sub-folders;
 //   - any other argument is a file, taken as given even when it does not
 //     exist or is not a transcript name (reading it reports the problem);
 //   - an agent database of OpenClaw's SQLite store (a file that starts
@@ -96,14 +101,33 @@ func discoverSessions(ctx context.Context, args []string, a *app) (discovery, er
 			d.Inputs = append(d.Inputs, input{Path: arg})
 			continue
 		}
+		if isStateDir(arg) {
+			if err := d.addState(ctx, arg); err != nil {
+				return d, &unreadableError{err: err}
+			}
+			continue
+		}
 		if err := d.walk(arg); err != nil {
 			return d, &unreadableError{err: err}
 		}
-		if err := d.addStores(ctx, arg); err != nil {
-			return d, &unreadableError{err: err}
+	}
+	d.Roots = nil // the "scanned" note is for the local install only
+	return d, nil
+}
+
+// isStateDir reports an OpenClaw state folder: its agents/ folder holds
+// at least one agent with a sessions/ folder or an agent database.
+func isStateDir(dir string) bool {
+	for _, pattern := range []string{
+		filepath.Join(dir, "agents", "*", "sessions"),
+		filepath.Join(dir, "agents", "*", "agent", store.DatabaseName),
+	} {
+		matches, _ := filepath.Glob(pattern)
+		if len(matches) > 0 {
+			return true
 		}
 	}
-	return d, nil
+	return false
 }
 
 // sqliteHeader starts every SQLite database file.
@@ -163,15 +187,21 @@ func (d *discovery) addDatabase(ctx context.Context, db store.AgentDatabase) {
 	}
 }
 
-// discoverState lists the sessions of the state folder dir: the
-// transcripts of its agents/*/sessions folders (or, with none, those
-// directly in dir) and its agent databases.
+// addState adds the sessions OpenClaw reads in the state folder dir: the
+// primary transcripts directly in its agents/*/sessions folders and its
+// agent databases.
+func (d *discovery) addState(ctx context.Context, dir string) error {
+	if err := d.addRoots(filepath.Join(dir, "agents", "*", "sessions")); err != nil {
+		return err
+	}
+	return d.addStores(ctx, dir)
+}
+
+// discoverState lists the sessions of the state folder dir (see addState),
+// or, when it is none, the transcripts directly in dir.
 func discoverState(ctx context.Context, dir string) (discovery, error) {
 	var d discovery
-	if err := d.addRoots(filepath.Join(dir, "agents", "*", "sessions")); err != nil {
-		return d, &unreadableError{err: err}
-	}
-	if err := d.addStores(ctx, dir); err != nil {
+	if err := d.addState(ctx, dir); err != nil {
 		return d, &unreadableError{err: err}
 	}
 	if len(d.Roots) == 0 && len(d.Databases) == 0 {

@@ -86,8 +86,7 @@ func (r *checkRun) checkStore(ctx context.Context, s *storeInput) check.Result {
 
 // placeFindings gives each finding of a session its location; seqs maps
 // lines to seqs. fix never writes a store, so what it would repair in a
-// file gets the hint to export the session first; replay findings name
-// the replay of the store session.
+// file gets the hint to export the session first.
 func placeFindings(fs []check.Finding, loc check.StoreLocation, seqs map[int]int64) {
 	for i := range fs {
 		l := loc
@@ -95,12 +94,9 @@ func placeFindings(fs []check.Finding, loc check.StoreLocation, seqs map[int]int
 			l.Seq = seq
 		}
 		fs[i].Store = &l
-		switch {
-		case fs[i].Fixable || fs[i].Hint == check.FixHint:
+		if fs[i].Fixable || fs[i].Hint == check.FixHint {
 			fs[i].Fixable = false
 			fs[i].Hint = storeFixHint(&l)
-		case strings.HasPrefix(string(fs[i].ID), check.ReplayIDPrefix):
-			fs[i].Hint = check.StoreReplayHint(&fs[i], fs[i].Path)
 		}
 	}
 }

@@ -342,35 +342,54 @@ func TestStoreCommandsReadOnly(t *testing.T) {
 }
 
 // TestStoreReplayHints: the replay findings of a store session name the
-// replay of that session (--session and the database), and a session
-// OpenClaw's runtime refuses gets what an operator does for a store session.
+// replay of that session (--session, the view check replayed, and the
+// database), and a session OpenClaw's runtime refuses gets what an
+// operator does for a store session.
 func TestStoreReplayHints(t *testing.T) {
 	views := copyStoreNamed(t, "views")
 	db := agentDB(views, "main")
-	code, fs, stderr := runJSON(t, "check", "--provider", "anthropic", "--format", "json", views)
-	if code != exitFindings {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var loader, rewrite bool
-	for _, f := range fs {
-		switch {
-		case f.CheckID == "replay/loader-error":
-			loader = true
-			for _, want := range []string{"replay --session agent:main:91-edge-headerless " + db, "openclaw doctor --fix", "export --session agent:main:91-edge-headerless -o FILE " + db} {
-				if !strings.Contains(f.FixHint, want) {
-					t.Errorf("loader-error hint %q lacks %q", f.FixHint, want)
+	for _, tc := range []struct {
+		name  string
+		flags []string // check's view flags, which the replay hints repeat
+	}{
+		{name: "default view"},
+		{name: "context tokens", flags: []string{"--context-tokens", "1200"}},
+		{name: "full", flags: []string{"--full"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"check", "--provider", "anthropic", "--format", "json"}, tc.flags...)
+			code, fs, stderr := runJSON(t, append(args, views)...)
+			if code != exitFindings {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			view := ""
+			for _, f := range tc.flags {
+				view += " " + f
+			}
+			var loader, rewrite bool
+			for _, f := range fs {
+				switch {
+				case f.CheckID == "replay/loader-error":
+					loader = true
+					for _, want := range []string{"replay --session agent:main:91-edge-headerless" + view + " " + db + "`", "openclaw doctor --fix", "export --session agent:main:91-edge-headerless -o FILE " + db} {
+						if !strings.Contains(f.FixHint, want) {
+							t.Errorf("loader-error hint %q lacks %q", f.FixHint, want)
+						}
+					}
+				case strings.HasPrefix(f.CheckID, "replay/"):
+					rewrite = true
+					want := "`openclaw-doctor replay --session " + f.SessionKey + view + " --provider anthropic "
+					if !strings.Contains(f.FixHint, want) || !strings.Contains(f.FixHint, " --diff "+db+"`") {
+						t.Errorf("%s hint %q does not name the session's replay %q", f.CheckID, f.FixHint, want)
+					}
+				case f.SessionKey != "" && strings.Contains(f.FixHint, "replay "):
+					t.Errorf("%s hint %q names a replay", f.CheckID, f.FixHint)
 				}
 			}
-		case strings.HasPrefix(f.CheckID, "replay/"):
-			rewrite = true
-			want := "`openclaw-doctor replay --session " + f.SessionKey + " --provider anthropic "
-			if !strings.Contains(f.FixHint, want) || !strings.Contains(f.FixHint, " --diff "+db+"`") {
-				t.Errorf("%s hint %q does not name the session's replay", f.CheckID, f.FixHint)
+			if !loader || !rewrite {
+				t.Errorf("want a loader-error and a rewrite finding, got %+v", fs)
 			}
-		}
-	}
-	if !loader || !rewrite {
-		t.Errorf("want a loader-error and a rewrite finding, got %+v", fs)
+		})
 	}
 }
 

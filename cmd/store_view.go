@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/store"
@@ -21,6 +22,18 @@ import (
 type storeView struct {
 	full          bool
 	contextTokens int64
+}
+
+// flags are the replay flags that select v: none for OpenClaw's default
+// bounded view, --full, or --context-tokens N.
+func (v storeView) flags() []string {
+	switch {
+	case v.full:
+		return []string{"--full"}
+	case v.contextTokens != store.DefaultContextTokens:
+		return []string{"--context-tokens", strconv.FormatInt(v.contextTokens, 10)}
+	}
+	return nil
 }
 
 // spooledView is a store session's replay source: its stream spooled to an

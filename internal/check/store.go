@@ -138,16 +138,21 @@ func countSelected(catalogue []Check, on func(ID) bool) (run, skipped int) {
 }
 
 // StoreReplayHint is the hint of a replay finding of a store session: the
-// replay command it names replays the session (--session, the database),
-// and a session OpenClaw's runtime refuses gets what an operator does for
-// a store session, where a file's hint says to repair the file.
-func StoreReplayHint(f *Finding, db string) string {
-	if f.Store == nil {
+// replay command it names replays the session (--session, the view flags
+// the check replayed it with, the database), and a session OpenClaw's
+// runtime refuses gets what an operator does for a store session, where a
+// file's hint says to repair the file. Other findings keep their hint.
+func StoreReplayHint(f *Finding, db string, viewFlags ...string) string {
+	if f.Store == nil || !strings.HasPrefix(string(f.ID), ReplayIDPrefix) {
 		return f.Hint
 	}
 	name := shellWord(f.Store.Name())
+	replayed := name // the session, and the view flags replay takes
+	for _, w := range viewFlags {
+		replayed += " " + shellWord(w)
+	}
 	if f.ID == LoaderError {
-		return fmt.Sprintf("OpenClaw's runtime cannot load this store session at all (see `openclaw-doctor replay --session %s %s`): run `openclaw doctor --fix` to migrate it, or export it (`openclaw-doctor export --session %s -o FILE %s`) and repair the file", name, shellWord(db), name, shellWord(db))
+		return fmt.Sprintf("OpenClaw's runtime cannot load this store session at all (see `openclaw-doctor replay --session %s %s`): run `openclaw doctor --fix` to migrate it, or export it (`openclaw-doctor export --session %s -o FILE %s`) and repair the file", replayed, shellWord(db), name, shellWord(db))
 	}
 	const cmd = "openclaw-doctor replay "
 	start := strings.Index(f.Hint, cmd)
@@ -159,5 +164,5 @@ func StoreReplayHint(f *Finding, db string) string {
 		end = len(f.Hint) - start
 	}
 	end += start
-	return f.Hint[:start] + cmd + "--session " + name + " " + f.Hint[start+len(cmd):end] + " " + shellWord(db) + f.Hint[end:]
+	return f.Hint[:start] + cmd + "--session " + replayed + " " + f.Hint[start+len(cmd):end] + " " + shellWord(db) + f.Hint[end:]
 }

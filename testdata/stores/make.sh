@@ -152,6 +152,15 @@ store views \
     "$cases/45-replay-missing-results-synthetic.jsonl" \
   --append "$here/append-message.json"
 
+# reset: a session key that was reset once. Its older window (case 48) is a
+# transcript beside the current one (case 61) that sessions.json does not
+# reference, named instead as the key's previousSessionId; OpenClaw's import
+# keeps it as a window of that key that is no longer current. (--previous
+# makes the next FILE such an older window of the file after it.)
+store reset \
+  --agent main --previous "$cases/48-replay-consecutive-user-merge.jsonl" "$cases/61-replay-trailing-assistant-prefill.jsonl" \
+  --append "$here/append-message.json"
+
 # Replay goldens: the zstd-heavy real session (bounded with a small window,
 # which truncates it, and with the default one), the branched and the
 # compacted sessions, and every session of views.
