@@ -14,7 +14,7 @@
 #        BIN_OLD              a second binary, timed on the big file in runs interleaved with
 #                             BIN's; the two are printed side by side (median wall and CPU)
 #
-# Targets (issue 4): ≥ 20× faster than OpenClaw, 2× the file → ≤ 2.2× the
+# Targets: ≥ 20× faster than OpenClaw, 2× the file → ≤ 2.2× the
 # time, peak RSS no more than the file's size.
 #
 # OpenClaw's figure is the sum of the oracle's `timings`: the time inside

@@ -1,7 +1,7 @@
 #!/bin/sh
 # store-check.sh: openclaw-doctor on one large session of OpenClaw 2026.9's
 # SQLite store, against OpenClaw's own read of it and against check on the
-# same session as a JSONL file (issue 10, Speed).
+# same session as a JSONL file (the store's speed goals).
 #
 # Builds (once; kept in the work folder, it takes minutes) a state folder
 # whose agent database holds one session of about SIZE MiB: a session made
