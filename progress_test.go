@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -59,7 +60,14 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 		{[]string{"check", file}, true, "", ""}, // done within a second
 	} {
 		name := fmt.Sprintf("%s terminal=%v %s", strings.Join(c.args[:len(c.args)-1], " "), c.terminal, c.env)
+		start := time.Now()
 		stderr := runWithStderr(t, bin, c.args, c.terminal, "OPENCLAW_DOCTOR_PROGRESS="+c.env)
+		if c.terminal && c.env == "" && time.Since(start) >= 900*time.Millisecond {
+			// The run itself took about a second (a very busy machine): the
+			// line may rightly have appeared, so this run proves nothing.
+			t.Logf("%s: took %v; not judged", name, time.Since(start))
+			continue
+		}
 		last := strings.LastIndex(stderr, "\r\x1b[K")
 		switch {
 		case c.want == "" && (last >= 0 || strings.Contains(stderr, " files,")):
