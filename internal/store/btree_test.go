@@ -6,7 +6,9 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -66,6 +68,7 @@ func committedDatabases(t *testing.T) []string {
 			dbs = append(dbs, a.Path)
 		}
 	}
+	slices.Sort(dbs) // a seed names the same corruptions on every run
 	return dbs
 }
 
@@ -102,7 +105,11 @@ func TestFastPathNotTakenWithWAL(t *testing.T) {
 
 // TestFastPathCorruptPages corrupts copies of a database, a few bytes of
 // a few pages at a time, and holds the fast path to the driver's answer:
-// the same rows, faults and errors, never a panic or a hang.
+// never a panic or a hang; where the driver reads the copy as sound, the
+// same rows and no fault; where it reports damage, the fast path reports
+// damage too. (On damaged pages the two may describe the damage from
+// different places: the fast path checks each page's order and hands the
+// rest to a new query, which may meet the damage where one scan did not.)
 func TestFastPathCorruptPages(t *testing.T) {
 	seed := int64(15)
 	if s := os.Getenv("STORE_FUZZ_SEED"); s != "" {
@@ -136,7 +143,7 @@ func TestFastPathCorruptPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		fast, _ := readAll(t, path, true)
-		if driver, _ := readAll(t, path, false); fast != driver {
+		if driver, _ := readAll(t, path, false); fast != driver && !(reportsDamage(fast) && reportsDamage(driver)) {
 			at := 0
 			for at < len(fast) && at < len(driver) && fast[at] == driver[at] {
 				at++
@@ -144,4 +151,15 @@ func TestFastPathCorruptPages(t *testing.T) {
 			t.Fatalf("round %d: the fast path reads\n%.600s\nthe driver\n%.600s", i, fast[max(0, at-200):], driver[max(0, at-200):])
 		}
 	}
+}
+
+// reportsDamage reports whether readAll's output says the database is
+// damaged: an error, or an index fault.
+func reportsDamage(out string) bool {
+	for _, mark := range []string{"open: ", "windows: ", "reader: ", "export: ", "faults: 1", "faults: store"} {
+		if strings.HasPrefix(out, mark) || strings.Contains(out, "\n"+mark) {
+			return true
+		}
+	}
+	return false
 }
