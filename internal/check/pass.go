@@ -160,32 +160,33 @@ func (p *pass) assistant(line int, entryID string, f *facts, o *lineFacts) {
 			p.add(ToolCallMissingInput, line, entryID, fmt.Sprintf("tool call %s (%s) has neither arguments nor input", quote(c.id), nameOr(c.name)))
 		}
 	}
-	p.duplicateCallIDs(line, entryID, calls)
+	p.pairs.assistant(p, line, entryID, calls)
+	p.duplicateCallIDs(line, entryID)
 	if f.unsigned > 0 {
 		p.add(UnsignedThinking, line, entryID, fmt.Sprintf("%d thinking block(s) without a signature in an Anthropic/Bedrock turn", f.unsigned))
 	}
-	p.pairs.assistant(p, line, entryID, calls)
 }
 
 // duplicateCallIDs reports each tool-call id the turn's calls share: the
 // Responses replay pairs the first result with the id and finds the second
 // one answering nothing, so OpenClaw refuses the history for OpenAI
-// Responses, Codex and xAI.
-func (p *pass) duplicateCallIDs(line int, entryID string, calls []callFact) {
-	if len(calls) < 2 || !p.sel.Enabled(DuplicateToolCallID) {
+// Responses, Codex and xAI. It reads the chains of repeated ids the pairing
+// has just built for the turn (pairing.assistant runs first).
+func (p *pass) duplicateCallIDs(line int, entryID string) {
+	if !p.sel.Enabled(DuplicateToolCallID) {
 		return
 	}
-	counts := make(map[string]int, len(calls)) // linear in the calls: a turn may hold 100,000
-	for _, c := range calls {
-		if c.id != "" {
-			counts[c.id]++
+	turn := p.pairs.turn
+	for k := range turn {
+		c := &turn[k]
+		if c.id == "" || c.last == int32(k) { // no repeat, or not the first call of its id
+			continue
 		}
-	}
-	for _, c := range calls {
-		if n := counts[c.id]; n > 1 { // reported once, at its first call
-			counts[c.id] = 0
-			p.add(DuplicateToolCallID, line, entryID, fmt.Sprintf("%d tool calls in this turn share the id %s; OpenAI Responses, Codex and xAI refuse the history (the second result answers no pending call)", n, quote(c.id)))
+		n := 1
+		for j := c.next; j >= 0; j = turn[j].next {
+			n++
 		}
+		p.add(DuplicateToolCallID, line, entryID, fmt.Sprintf("%d tool calls in this turn share the id %s; OpenAI Responses, Codex and xAI refuse the history (the second result answers no pending call)", n, quote(c.id)))
 	}
 }
 
