@@ -66,9 +66,13 @@ var minSegmentMessages = 4096 // a variable for tests
 // segments, and emit may have had some of its messages. When OpenClaw would
 // refuse the history (the Responses invariant), the run reports a
 // *segmentHazard too: the whole-list replay then gives the refusal with
-// every change it records. err is next's or emit's, which end the replay of
-// every run.
-func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func(k int, msgs []Message) error) (errs []error, err error) {
+// every change it records. err is next's, emit's or changes', which end the
+// replay of every run.
+//
+// With changes set, each run's change log is handed over to it after each
+// segment (after emit) and emptied: the runs then keep no log, and the
+// whole log is the stable sort of what changes got by the step keys.
+func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func(k int, msgs []Message) error, changes changeSink) (errs []error, err error) {
 	errs = make([]error, len(runs))
 	for _, r := range runs {
 		ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
@@ -103,7 +107,7 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 				return errs, nil
 			}
 		}
-		if err := replaySegmentAll(runs, errs, input, c.msgs[:cut], c.base, final, emit); err != nil {
+		if err := replaySegmentAll(runs, errs, input, c.msgs[:cut], c.base, final, emit, changes); err != nil {
 			return errs, err
 		}
 		if !slices.ContainsFunc(errs, func(e error) bool { return e == nil }) {
@@ -123,7 +127,7 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 // What the segment may not hold (input's check) is the same for every
 // run, which have all replayed the same segments before: it is checked
 // once, on msgs before any rule edits them.
-func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error) error {
+func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error, changes changeSink) error {
 	last := len(runs) - 1
 	for last >= 0 && errs[last] != nil {
 		last--
@@ -149,9 +153,20 @@ func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Mes
 		if err := emit(k, out); err != nil {
 			return err
 		}
+		if changes != nil {
+			if err := changes(k, r.Changes, r.changeSteps); err != nil {
+				return err
+			}
+			r.Changes, r.changeSteps = r.Changes[:0], r.changeSteps[:0]
+		}
 	}
 	return nil
 }
+
+// changeSink receives run k's changes of one segment, in the order the
+// rules recorded them, and each change's step key (Run.changeSteps); the
+// slices' room is reused once it returns.
+type changeSink func(k int, changes []Change, steps []int) error
 
 // cutter collects messages and finds where the next segment ends.
 type cutter struct {

@@ -243,7 +243,7 @@ func TestReplayStreamAllMatchesWhole(t *testing.T) {
 		errs, err := replayStreamAll(runs, s.Facts, nil, s.Next, func(k int, msgs []Message) error {
 			got[k] = append(got[k], msgs...)
 			return nil
-		})
+		}, nil)
 		s.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -296,7 +296,7 @@ func diffMessages(got, want []Message) string {
 // replayStream is replayStreamAll for one run: its hazard, or next's or
 // emit's error.
 func replayStream(r *Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func([]Message) error) error {
-	errs, err := replayStreamAll([]*Run{r}, facts, avoid, next, func(_ int, msgs []Message) error { return emit(msgs) })
+	errs, err := replayStreamAll([]*Run{r}, facts, avoid, next, func(_ int, msgs []Message) error { return emit(msgs) }, nil)
 	if err != nil {
 		return err
 	}
