@@ -22,10 +22,15 @@ func Replay(r *Run, msgs []Message) ([]Message, error) {
 
 // replayOwned is Replay over messages the rules may modify in place.
 func replayOwned(r *Run, msgs []Message) ([]Message, error) {
+	// Steps 1–8 (2 is ApplyModelSnapshot, before the list).
+	return replayAfterSanitize(r, runSteps(r, msgs, sanitizeSteps))
+}
+
+// replayAfterSanitize is the pipeline after the sanitize steps: steps
+// 9–18.
+func replayAfterSanitize(r *Run, msgs []Message) ([]Message, error) {
 	responses := isResponsesAPI(r.Target.ModelAPI)
 	pairing := r.Policy.RepairToolUseResultPairing
-	// Steps 1–8 (2 is ApplyModelSnapshot, before the list).
-	msgs = runSteps(r, msgs, sanitizeSteps)
 	r.at(9)
 	if responses {
 		msgs = responsesReplay(r, msgs)

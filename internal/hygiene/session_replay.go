@@ -88,8 +88,10 @@ func (e *WholeLoadError) Unwrap() error { return e.Err }
 // context stream, which the caller opened (its Facts complete the targets)
 // and ReplaySession closes.
 //
-// The runs go a batch of sessionBatch at a time, each batch over one read
-// of the session, segment by segment. A run whose segmented replay met a
+// The runs go segment by segment over one read of the session when out is
+// a ChangeSink, otherwise a batch of sessionBatch runs per read; the runs
+// of a read share the sanitize steps their policies agree on
+// (shared_steps.go). A run whose segmented replay met a
 // hazard at one cut goes again, on a fresh stream of src, without that cut
 // (up to segmentRetries times); a run with any other hazard, and every run
 // not done when a stream fails (a line that changed, or one OpenClaw's

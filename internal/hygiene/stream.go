@@ -126,29 +126,27 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 // replaySegmentAll replays one segment for every run without a hazard.
 // What the segment may not hold (input's check) is the same for every
 // run, which have all replayed the same segments before: it is checked
-// once, on msgs before any rule edits them.
+// once, on msgs before any rule edits them. Runs share the sanitize steps
+// their policies agree on (sanitizeShared).
 func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error, changes changeSink) error {
-	last := len(runs) - 1
-	for last >= 0 && errs[last] != nil {
-		last--
-	}
 	hazard := input.check(msgs)
+	var active []int
 	for k, r := range runs {
 		if errs[k] != nil {
 			continue
 		}
-		own := msgs
-		if k != last {
-			own = cloneMessages(msgs) // the rules edit the values they are given
-		}
-		r.seg.start, r.seg.end = start, start+len(msgs)
+		active = append(active, k)
+		r.seg.start, r.seg.end, r.seg.last = start, start+len(msgs), final
 		if hazard != "" {
 			r.seg.fail(hazard)
 		}
-		out, err := r.replaySegment(own, final)
+	}
+	return sanitizeShared(runs, active, msgs, func(k int, msgs []Message) error {
+		r := runs[k]
+		out, err := r.finishSegment(msgs)
 		if err != nil {
 			errs[k] = err
-			continue
+			return nil
 		}
 		if err := emit(k, out); err != nil {
 			return err
@@ -159,8 +157,8 @@ func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Mes
 			}
 			r.Changes, r.changeSteps = r.Changes[:0], r.changeSteps[:0]
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // changeSink receives run k's changes of one segment, in the order the
@@ -324,11 +322,12 @@ func newSegment() *segment {
 		reserved: map[string]bool{}}
 }
 
-// replaySegment replays one segment and checks that the cut held.
-func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
+// finishSegment replays one segment after the sanitize steps, which msgs
+// has been through, and checks that the cut held.
+func (r *Run) finishSegment(msgs []Message) ([]Message, error) {
 	s := r.seg
-	s.last = last
-	out, err := replayOwned(r, msgs)
+	last := s.last
+	out, err := replayAfterSanitize(r, msgs)
 	if err != nil {
 		// The whole-list replay records every step's changes over the
 		// whole history before it refuses: let it report the refusal.
