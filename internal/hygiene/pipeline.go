@@ -22,21 +22,26 @@ func Replay(r *Run, msgs []Message) ([]Message, error) {
 
 // replayOwned is Replay over messages the rules may modify in place.
 func replayOwned(r *Run, msgs []Message) ([]Message, error) {
-	// Steps 1–8 (2 is ApplyModelSnapshot, before the list).
-	return replayAfterSanitize(r, runSteps(r, msgs, sanitizeSteps))
+	// Steps 1–9 (2 is ApplyModelSnapshot, before the list).
+	return replayAfterPrefix(r, runSteps(r, msgs, prefixSteps))
 }
 
-// replayAfterSanitize is the pipeline after the sanitize steps: steps
-// 9–18.
-func replayAfterSanitize(r *Run, msgs []Message) ([]Message, error) {
+// firstPairing is step 9: the Responses replay, or the first tool-result
+// pairing pass.
+func firstPairing(r *Run, msgs []Message) []Message {
+	if isResponsesAPI(r.Target.ModelAPI) {
+		return responsesReplay(r, msgs)
+	}
+	if r.Policy.RepairToolUseResultPairing {
+		return repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: syntheticResultText})
+	}
+	return msgs
+}
+
+// replayAfterPrefix is the pipeline after prefixSteps: steps 10–18.
+func replayAfterPrefix(r *Run, msgs []Message) ([]Message, error) {
 	responses := isResponsesAPI(r.Target.ModelAPI)
 	pairing := r.Policy.RepairToolUseResultPairing
-	r.at(9)
-	if responses {
-		msgs = responsesReplay(r, msgs)
-	} else if pairing {
-		msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: syntheticResultText})
-	}
 	msgs = runSteps(r, msgs, rewriteSteps) // 10–13
 	r.at(14)
 	if responses {
@@ -76,10 +81,12 @@ type step struct {
 }
 
 // The pipeline's runs of unconditional steps; the rules themselves check
-// whether the policy applies them.
+// whether the policy applies them. The runs of a segmented replay share
+// the prefix steps their policies agree on (shared_steps.go).
 var (
-	sanitizeSteps = []step{{1, annotateInterSession}, {3, normalizeReplayContent}, {4, imagePass},
-		{5, cleanupThinkingSignatures}, {6, dropReasoningFromHistory}, {7, dropThinkingBlocks}, {8, sanitizeToolCallInputs}}
+	prefixSteps = []step{{1, annotateInterSession}, {3, normalizeReplayContent}, {4, imagePass},
+		{5, cleanupThinkingSignatures}, {6, dropReasoningFromHistory}, {7, dropThinkingBlocks}, {8, sanitizeToolCallInputs},
+		{9, firstPairing}}
 	rewriteSteps = []step{{10, rewriteToolCallIDs}, {11, stripToolResultDetails}, {12, normalizeUsageSnapshots}, {13, providerReplayHook}}
 	turnSteps    = []step{{17, validateGeminiTurns}, {17, validateAnthropicTurns}}
 )

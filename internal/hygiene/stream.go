@@ -126,8 +126,8 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 // replaySegmentAll replays one segment for every run without a hazard.
 // What the segment may not hold (input's check) is the same for every
 // run, which have all replayed the same segments before: it is checked
-// once, on msgs before any rule edits them. Runs share the sanitize steps
-// their policies agree on (sanitizeShared).
+// once, on msgs before any rule edits them. Runs share the prefix steps
+// their policies agree on (sharePrefix).
 func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error, changes changeSink) error {
 	hazard := input.check(msgs)
 	var active []int
@@ -141,7 +141,7 @@ func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Mes
 			r.seg.fail(hazard)
 		}
 	}
-	return sanitizeShared(runs, active, msgs, func(k int, msgs []Message) error {
+	return sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
 		r := runs[k]
 		out, err := r.finishSegment(msgs)
 		if err != nil {
@@ -322,12 +322,12 @@ func newSegment() *segment {
 		reserved: map[string]bool{}}
 }
 
-// finishSegment replays one segment after the sanitize steps, which msgs
+// finishSegment replays one segment after the prefix steps, which msgs
 // has been through, and checks that the cut held.
 func (r *Run) finishSegment(msgs []Message) ([]Message, error) {
 	s := r.seg
 	last := s.last
-	out, err := replayAfterSanitize(r, msgs)
+	out, err := replayAfterPrefix(r, msgs)
 	if err != nil {
 		// The whole-list replay records every step's changes over the
 		// whole history before it refuses: let it report the refusal.
