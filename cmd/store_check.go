@@ -253,8 +253,13 @@ func (r *checkRun) inputs(ctx context.Context, o *checkOptions) (discovery, erro
 	if err != nil {
 		return discovery{}, err
 	}
+	// The counts size the check's pass, as a file's size does.
+	w.Transcript, err = db.Count(ctx, w.SessionID)
 	path := db.Path()
 	db.Close()
+	if err != nil {
+		return discovery{}, &unreadableError{err: fmt.Errorf("check: %w", err)}
+	}
 	agent := databaseAt(path)
 	for _, d := range dbs {
 		if d.Path == path {

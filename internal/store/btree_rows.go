@@ -160,6 +160,7 @@ type treeWalk struct {
 	tab       *tableTree
 	row       record
 	order     int64 // the current row's order column (from the index)
+	rowid     int64 // the current row's rowid
 	started   bool
 	done      bool
 }
@@ -170,37 +171,9 @@ func (fp *fastPath) walk(t *fastTree, sessionID string) *treeWalk {
 
 // next reads the next row of the session into w.row; false at the end.
 func (w *treeWalk) next() (bool, error) {
-	if w.done {
-		return false, nil
-	}
-	if !w.started {
-		w.started = true
-		if err := w.idx.seek(w.tree.index, w.sessionID); err != nil {
-			return false, err
-		}
-	}
-	ok, err := w.idx.next()
-	if err != nil || !ok {
-		w.done = !ok
+	rowid, ok, err := w.nextEntry()
+	if !ok || err != nil {
 		return false, err
-	}
-	// As SQLite's index scan for session_id = ?: from the seek position,
-	// every entry up to the first whose session_id is greater; the order
-	// column comes from the index, the other columns from the row.
-	r := &w.idx.rec
-	if len(r.types) != 3 {
-		return false, btreeErrorf("index entry shape")
-	}
-	if c, err := compareFirst(r, w.sessionID); err != nil {
-		return false, err
-	} else if c > 0 {
-		w.done = true
-		return false, nil
-	}
-	order, ok1 := r.int(1)
-	rowid, ok2 := rowidOf(r)
-	if !ok1 || !ok2 {
-		return false, btreeErrorf("index entry types")
 	}
 	data, err := w.tab.find(rowid)
 	if err != nil {
@@ -212,8 +185,82 @@ func (w *treeWalk) next() (bool, error) {
 	if len(w.row.types) <= w.tree.need {
 		return false, btreeErrorf("row %d has %d columns", rowid, len(w.row.types))
 	}
-	w.order = order
 	return true, nil
+}
+
+// nextHead reads the next row's record header into w.row, with the
+// values its cell holds (see [record.parseHead]); false at the end.
+func (w *treeWalk) nextHead() (bool, error) {
+	rowid, ok, err := w.nextEntry()
+	if !ok || err != nil {
+		return false, err
+	}
+	off, size, err := w.tab.locate(rowid)
+	if err != nil {
+		return false, err
+	}
+	local := w.tab.p.localPayload(size, false)
+	if off+local > w.tab.p.usable {
+		return false, btreeErrorf("page %d: payload runs past the page", w.tab.leaf.n)
+	}
+	if err := w.row.parseHead(w.tab.leaf.data[off:off+local], size); err != nil {
+		return false, err
+	}
+	if len(w.row.types) <= w.tree.need {
+		return false, btreeErrorf("row %d has %d columns", rowid, len(w.row.types))
+	}
+	return true, nil
+}
+
+// full reads the whole record of the row nextHead read into w.row.
+func (w *treeWalk) full() error {
+	off, size, err := w.tab.locate(w.rowid)
+	if err == nil {
+		w.tab.row, err = w.tab.p.payload(w.tab.row[:0], &w.tab.leaf, off, size, false, w.tab.scratch)
+	}
+	if err != nil {
+		return err
+	}
+	return w.row.parse(w.tab.row)
+}
+
+// nextEntry moves to the session's next index entry: its rowid, with its
+// order column in w.order; false at the end.
+func (w *treeWalk) nextEntry() (rowid int64, ok bool, err error) {
+	if w.done {
+		return 0, false, nil
+	}
+	if !w.started {
+		w.started = true
+		if err := w.idx.seek(w.tree.index, w.sessionID); err != nil {
+			return 0, false, err
+		}
+	}
+	ok, err = w.idx.next()
+	if err != nil || !ok {
+		w.done = !ok
+		return 0, false, err
+	}
+	// As SQLite's index scan for session_id = ?: from the seek position,
+	// every entry up to the first whose session_id is greater; the order
+	// column comes from the index, the other columns from the row.
+	r := &w.idx.rec
+	if len(r.types) != 3 {
+		return 0, false, btreeErrorf("index entry shape")
+	}
+	if c, err := compareFirst(r, w.sessionID); err != nil {
+		return 0, false, err
+	} else if c > 0 {
+		w.done = true
+		return 0, false, nil
+	}
+	order, ok1 := r.int(1)
+	rowid, ok2 := rowidOf(r)
+	if !ok1 || !ok2 {
+		return 0, false, btreeErrorf("index entry types")
+	}
+	w.order, w.rowid = order, rowid
+	return rowid, true, nil
 }
 
 // compareFirst compares an index entry's first column with a TEXT key as

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -12,9 +13,10 @@ import (
 	"testing"
 )
 
-// readAll exports every session of the database at path with the index
-// checks, through the fast path or (fast false) through the driver alone,
-// and returns everything a caller sees: the text, the faults and errors.
+// readAll counts and exports every session of the database at path with
+// the index checks, through the fast path or (fast false) through the
+// driver alone, and returns everything a caller sees: the counts, the
+// text, the faults and errors.
 func readAll(t *testing.T, path string, fast bool) (string, bool) {
 	t.Helper()
 	ctx := context.Background()
@@ -33,7 +35,7 @@ func readAll(t *testing.T, path string, fast bool) (string, bool) {
 		return "windows: " + err.Error(), took
 	}
 	for _, w := range ws {
-		out.WriteString("session " + w.SessionID + "\n")
+		fmt.Fprintf(&out, "session %s: %d events, seq <= %d, %d bytes\n", w.SessionID, w.Events, w.MaxSeq, w.Bytes)
 		r, err := db.CheckedReader(ctx, w.SessionID, IdentityMismatch, ActiveEventMissing)
 		if err != nil {
 			out.WriteString("reader: " + err.Error() + "\n")
