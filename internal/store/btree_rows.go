@@ -10,7 +10,8 @@ import (
 )
 
 // fastTree is an ordered walk the fast path can make: a rowid table, an
-// index on (session_id, seq) of it, and the table's column numbers.
+// index on (session_id, seq) of it, and the table's column numbers; or
+// (table 0) the index alone.
 type fastTree struct {
 	table, index uint32 // root pages
 	cols         map[string]int
@@ -23,6 +24,10 @@ type fastPath struct {
 	pager      *pager
 	events     *fastTree // transcript_events
 	identities *fastTree // transcript_event_identities
+	// active is the index on (session_id, event_seq) of
+	// session_transcript_active_events, walked alone (no table: its
+	// entries hold all the walk reads).
+	active *fastTree
 }
 
 // openFastPath decides, inside the read transaction, whether the b-trees
@@ -51,7 +56,12 @@ func (s *DB) openFastPath(ctx context.Context, abs string) *fastPath {
 	fp := &fastPath{pager: p}
 	fp.events = s.findTree(ctx, "transcript_events", "seq", []string{"session_id", "seq", "event_json", "event_zstd", "event_utf8_bytes"})
 	fp.identities = s.findTree(ctx, "transcript_event_identities", "seq", []string{"session_id", "seq", "event_id", "parent_id"})
-	if fp.events == nil && fp.identities == nil {
+	if s.tables["session_transcript_active_events"] {
+		if root := s.findIndex(ctx, "session_transcript_active_events", "event_seq"); root != 0 {
+			fp.active = &fastTree{index: root}
+		}
+	}
+	if fp.events == nil && fp.identities == nil && fp.active == nil {
 		return nil
 	}
 	return fp
@@ -166,7 +176,11 @@ type treeWalk struct {
 }
 
 func (fp *fastPath) walk(t *fastTree, sessionID string) *treeWalk {
-	return &treeWalk{tree: t, sessionID: []byte(sessionID), idx: newIndexCursor(fp.pager), tab: newTableTree(fp.pager, t.table)}
+	w := &treeWalk{tree: t, sessionID: []byte(sessionID), idx: newIndexCursor(fp.pager)}
+	if t.table != 0 {
+		w.tab = newTableTree(fp.pager, t.table)
+	}
+	return w
 }
 
 // next reads the next row of the session into w.row; false at the end.

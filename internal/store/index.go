@@ -167,10 +167,18 @@ func (c *seqCursor) scan() error {
 	return c.rows.Scan(&c.seq, &c.a, &c.b)
 }
 
-// fastNext reads the next identity row from the b-trees.
+// fastNext reads the next row from the b-trees: an identity row, or an
+// active-events index entry (an index walked alone: its seq, and a and b
+// NULL, as activeSeqSQL reads it).
 func (c *seqCursor) fastNext() error {
 	w := c.fast
-	ok, err := w.next()
+	var ok bool
+	var err error
+	if w.tab == nil {
+		_, ok, err = w.nextEntry()
+	} else {
+		ok, err = w.next()
+	}
 	if err != nil {
 		return err
 	}
@@ -178,10 +186,15 @@ func (c *seqCursor) fastNext() error {
 	if !ok {
 		return nil
 	}
-	id, idNull, ok1 := w.text("event_id")
-	parent, parentNull, ok2 := w.text("parent_id")
-	if !ok1 || !ok2 {
-		return btreeErrorf("seq %d: column types", w.order)
+	c.a, c.b = sql.NullString{}, sql.NullString{}
+	if w.tab != nil {
+		id, idNull, ok1 := w.text("event_id")
+		parent, parentNull, ok2 := w.text("parent_id")
+		if !ok1 || !ok2 {
+			return btreeErrorf("seq %d: column types", w.order)
+		}
+		c.a = sql.NullString{String: string(id), Valid: !idNull}
+		c.b = sql.NullString{String: string(parent), Valid: !parentNull}
 	}
 	switch {
 	case !c.read || w.order > c.maxSeq:
@@ -190,8 +203,6 @@ func (c *seqCursor) fastNext() error {
 		c.atMax++
 	}
 	c.seq, c.read = w.order, true
-	c.a = sql.NullString{String: string(id), Valid: !idNull}
-	c.b = sql.NullString{String: string(parent), Valid: !parentNull}
 	return nil
 }
 
@@ -205,6 +216,8 @@ const (
 	// position of a row naming a missing seq is looked up (activePosSQL).
 	activeSeqSQL = `SELECT event_seq, NULL, NULL FROM session_transcript_active_events
   WHERE session_id = ? ORDER BY event_seq`
+	activeFromSQL = `SELECT event_seq, NULL, NULL FROM session_transcript_active_events
+  WHERE session_id = ? AND event_seq >= ? ORDER BY event_seq`
 	activePosSQL = `SELECT group_concat(active_position, ', ') FROM session_transcript_active_events
   WHERE session_id = ? AND event_seq = ?`
 )
@@ -214,23 +227,24 @@ const (
 func (s *DB) joinIndex(ctx context.Context, sessionID string, kinds []IndexKind) (*indexJoin, error) {
 	j := &indexJoin{db: s, sessionID: sessionID, kinds: kinds}
 	for _, q := range []struct {
-		kind         IndexKind
-		table, query string
-		cur          **seqCursor
+		kind                IndexKind
+		table, query, after string
+		fast                *fastTree
+		cur                 **seqCursor
 	}{
-		{IdentityMismatch, "transcript_event_identities", identitySeqSQL, &j.ident},
-		{ActiveEventMissing, "session_transcript_active_events", activeSeqSQL, &j.active},
+		{IdentityMismatch, "transcript_event_identities", identitySeqSQL, identityFromSQL, s.fastTree(func(fp *fastPath) *fastTree { return fp.identities }), &j.ident},
+		{ActiveEventMissing, "session_transcript_active_events", activeSeqSQL, activeFromSQL, s.fastTree(func(fp *fastPath) *fastTree { return fp.active }), &j.active},
 	} {
 		if !s.tables[q.table] || !slices.Contains(kinds, q.kind) {
 			continue
 		}
 		var err error
-		if q.kind == IdentityMismatch && s.fast != nil && s.fast.identities != nil {
-			*q.cur = &seqCursor{fast: s.fast.walk(s.fast.identities, sessionID), rest: func(seq int64, read bool) (*sql.Rows, error) {
+		if q.fast != nil {
+			*q.cur = &seqCursor{fast: s.fast.walk(q.fast, sessionID), rest: func(seq int64, read bool) (*sql.Rows, error) {
 				if !read {
-					return s.tx.QueryContext(ctx, identitySeqSQL, sessionID)
+					return s.tx.QueryContext(ctx, q.query, sessionID)
 				}
-				return s.tx.QueryContext(ctx, identityFromSQL, sessionID, seq)
+				return s.tx.QueryContext(ctx, q.after, sessionID, seq)
 			}}
 		} else {
 			var rows *sql.Rows
@@ -247,6 +261,14 @@ func (s *DB) joinIndex(ctx context.Context, sessionID string, kinds []IndexKind)
 		}
 	}
 	return j, nil
+}
+
+// fastTree is the walk pick chooses, nil without the fast path.
+func (s *DB) fastTree(pick func(*fastPath) *fastTree) *fastTree {
+	if s.fast == nil {
+		return nil
+	}
+	return pick(s.fast)
 }
 
 // advance moves the index rows up to the event at seq: rows before it name
