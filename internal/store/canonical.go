@@ -2,6 +2,8 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -195,6 +197,16 @@ func (c *canonScanner) after(closing byte) (more, ok bool) {
 func (c *canonScanner) str() (escaped, ok bool) {
 	d := c.d
 	for i := c.i + 1; i < len(d); {
+		if i+8 <= len(d) {
+			// Eight bytes at a time up to the first that ends the string,
+			// escapes or is a control character.
+			m := specialBytes(binary.LittleEndian.Uint64(d[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8
+		}
 		b := d[i]
 		switch {
 		case b == '"':
@@ -223,6 +235,16 @@ func (c *canonScanner) str() (escaped, ok bool) {
 		}
 	}
 	return false, false
+}
+
+// specialBytes flags (in its high bit) each byte of x, eight bytes of a
+// string in little-endian order, that is '"', '\\' or below 0x20. The
+// lowest flag is exact (a higher one may be a borrow's): its byte is the
+// first such byte.
+func specialBytes(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return zero(x^(ones*'"')) | zero(x^(ones*'\\')) | (x-ones*0x20)&^x&highs
 }
 
 // shortControlEscape reports the hex digits h of a \u escape that
