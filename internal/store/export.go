@@ -9,6 +9,13 @@ import (
 
 // ExportReader is a session's export as a stream: the JSONL text OpenClaw
 // writes for it, produced one event at a time.
+//
+// An export (not a view) reads its rows on a goroutine of its own, which
+// hands them on in batches, in seq order, through a bounded channel
+// (rowPipe), while the caller's goroutine proves each row canonical (or
+// writes it again) and checks it against its identity row: reading the
+// b-trees and checking the text then share two cores. Memory stays
+// bounded by a few batches.
 type ExportReader struct {
 	ctx    context.Context
 	rows   *Rows
@@ -19,16 +26,28 @@ type ExportReader struct {
 	err    error  // sticky: io.EOF at the end
 	lines  int64
 	edit   func(seq int64, v *jsonl.Value) // a view's edits, nil for an export
+	// pipe reads the rows of an export; nil: the rows are read here.
+	pipe *rowPipe
+	cur  *rowBatch // the batch being written
+	at   int       // its next event
 }
 
 // Reader starts the export of sessionID (a session id, not a key). Close it
-// when done; the DB stays open.
+// when done; the DB stays open, but is not to be used until Close.
 func (s *DB) Reader(ctx context.Context, sessionID string) (*ExportReader, error) {
 	rows, err := s.Events(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	return &ExportReader{ctx: ctx, rows: rows}, nil
+	return newExportReader(ctx, rows), nil
+}
+
+// newExportReader starts the export of rows, their reading on a goroutine
+// of its own.
+func newExportReader(ctx context.Context, rows *Rows) *ExportReader {
+	r := &ExportReader{ctx: ctx, rows: rows}
+	r.pipe = startRowPipe(rows)
+	return r
 }
 
 // Export writes the export of sessionID to w and returns the number of
@@ -55,30 +74,26 @@ func (r *ExportReader) next() bool {
 		r.err = err
 		return false
 	}
-	if !r.rows.Next() {
-		r.err = r.rows.Err()
-		if r.err == nil {
-			r.err = io.EOF
-		}
+	ev, row, ok := r.event()
+	if !ok {
 		return false
 	}
-	ev := r.rows.Event()
 	// OpenClaw exports JSON.stringify(JSON.parse(text)); its own rows are
 	// already in that form (then the line is the row), but a row written
 	// otherwise is normalised.
 	if r.edit == nil && r.canon.canonicalText(ev.Text) && !r.canon.id.escaped && !r.canon.parent.escaped {
 		if r.rows.index != nil { // the stored event
-			r.rows.index.checkIdentity(ev, r.canon.id, r.canon.parent)
+			r.rows.index.checkIdentity(ev, row, r.canon.id, r.canon.parent)
 		}
 		r.line = append(append(r.line[:0], ev.Text...), '\n')
 	} else {
 		v, err := r.parser.ParseOwned(ev.Text)
 		if err != nil {
-			r.err = r.rows.fault(FaultJSON, err)
+			r.err = r.rows.faultAt(ev, FaultJSON, err)
 			return false
 		}
 		if r.rows.index != nil { // the stored event, before any view's edits
-			r.rows.index.checkIdentity(ev, valueField(&v, "id"), valueField(&v, "parentId"))
+			r.rows.index.checkIdentity(ev, row, valueField(&v, "id"), valueField(&v, "parentId"))
 		}
 		if r.edit != nil {
 			r.edit(ev.Seq, &v)
@@ -88,6 +103,46 @@ func (r *ExportReader) next() bool {
 	r.off = 0
 	r.lines++
 	return true
+}
+
+// event is the next event and its identity row: from the pipe, or read
+// here. false at the end or on an error, with r.err set.
+func (r *ExportReader) event() (Event, identity, bool) {
+	if r.pipe == nil {
+		if !r.rows.Next() {
+			r.err = r.rows.Err()
+			if r.err == nil {
+				r.err = io.EOF
+			}
+			return Event{}, identity{}, false
+		}
+		var row identity
+		if r.rows.index != nil {
+			row = r.rows.index.cur
+		}
+		return r.rows.Event(), row, true
+	}
+	for r.cur == nil || r.at == len(r.cur.evs) {
+		if r.cur != nil {
+			if r.cur.err != nil {
+				r.err = r.cur.err
+				return Event{}, identity{}, false
+			}
+			r.pipe.recycle(r.cur)
+		}
+		select {
+		case r.cur = <-r.pipe.full:
+			r.at = 0
+		case <-r.ctx.Done():
+			r.cur, r.err = nil, r.ctx.Err()
+			return Event{}, identity{}, false
+		}
+	}
+	e := &r.cur.evs[r.at]
+	r.at++
+	ev := e.ev
+	ev.Text = r.cur.data[e.start:e.end]
+	return ev, e.row, true
 }
 
 // Read reads the export; it returns io.EOF after the last line, or the
@@ -127,5 +182,125 @@ func (r *ExportReader) WriteTo(w io.Writer) (int64, error) {
 // Lines is the number of lines produced so far.
 func (r *ExportReader) Lines() int64 { return r.lines }
 
-// Close ends the export's row iteration.
-func (r *ExportReader) Close() error { return r.rows.Close() }
+// Close ends the export's row iteration (and the goroutine reading them).
+func (r *ExportReader) Close() error {
+	r.stop()
+	return r.rows.Close()
+}
+
+// stop ends the goroutine reading the rows, if any, and waits for it: from
+// then on the rows and the DB are this goroutine's again.
+func (r *ExportReader) stop() {
+	if r.pipe != nil {
+		r.pipe.close()
+	}
+}
+
+// rowPipe reads rows on a goroutine of its own and hands them on in
+// batches, in order, through a bounded channel.
+type rowPipe struct {
+	full chan *rowBatch // batches read, in order
+	free chan *rowBatch // batches written, to reuse
+	quit chan struct{}  // closed by close: stop reading
+	done chan struct{}  // closed when the reading goroutine has returned
+}
+
+// rowBatch is a run of events: their texts one after another in data.
+type rowBatch struct {
+	data []byte
+	evs  []batchEvent
+	err  error // the last batch: io.EOF or what stopped the rows
+}
+
+type batchEvent struct {
+	ev         Event // Text is data[start:end]
+	start, end int
+	row        identity
+}
+
+const (
+	// pipeBatchBytes and pipeBatchEvents end a batch. At most
+	// pipeBatches+2 batches exist at a time: pipeBatches waiting, one
+	// being filled and one being written.
+	pipeBatchBytes  = 256 << 10
+	pipeBatchEvents = 1024
+	pipeBatches     = 2
+)
+
+func startRowPipe(rows *Rows) *rowPipe {
+	p := &rowPipe{full: make(chan *rowBatch, pipeBatches), free: make(chan *rowBatch, pipeBatches+2),
+		quit: make(chan struct{}), done: make(chan struct{})}
+	go p.read(rows)
+	return p
+}
+
+// read reads every row into batches and sends them; the last batch
+// carries io.EOF or the error that stopped the rows.
+func (p *rowPipe) read(rows *Rows) {
+	defer close(p.done)
+	b := p.batch()
+	for {
+		if !rows.Next() {
+			b.err = rows.Err()
+			if b.err == nil {
+				b.err = io.EOF
+			}
+			p.send(b)
+			return
+		}
+		ev := rows.Event()
+		start := len(b.data)
+		b.data = append(b.data, ev.Text...)
+		e := batchEvent{ev: ev, start: start, end: len(b.data)}
+		e.ev.Text = nil
+		if rows.index != nil {
+			e.row = rows.index.cur
+		}
+		b.evs = append(b.evs, e)
+		if len(b.data) >= pipeBatchBytes || len(b.evs) >= pipeBatchEvents {
+			if !p.send(b) {
+				return
+			}
+			b = p.batch()
+		}
+	}
+}
+
+// batch is an empty batch: a written one again, or a new one.
+func (p *rowPipe) batch() *rowBatch {
+	select {
+	case b := <-p.free:
+		b.data, b.evs, b.err = b.data[:0], b.evs[:0], nil
+		return b
+	default:
+		return &rowBatch{}
+	}
+}
+
+// send hands b on; false when the pipe was closed.
+func (p *rowPipe) send(b *rowBatch) bool {
+	select {
+	case p.full <- b:
+		return true
+	case <-p.quit:
+		return false
+	}
+}
+
+// recycle gives a written batch back for reuse.
+func (p *rowPipe) recycle(b *rowBatch) {
+	select {
+	case p.free <- b:
+	default:
+	}
+}
+
+// close stops the reading goroutine and waits for it (once).
+func (p *rowPipe) close() {
+	select {
+	case <-p.quit:
+	default:
+		close(p.quit)
+	}
+	<-p.done
+}

@@ -68,7 +68,7 @@ func (s *DB) CheckedReader(ctx context.Context, sessionID string, kinds ...Index
 	if err != nil {
 		return nil, err
 	}
-	return &ExportReader{ctx: ctx, rows: rows}, nil
+	return newExportReader(ctx, rows), nil
 }
 
 // IndexFaults are the index faults of the kinds asked of a
@@ -77,11 +77,12 @@ func (s *DB) CheckedReader(ctx context.Context, sessionID string, kinds ...Index
 // the export has ended: when it stopped at a row that cannot be read, the
 // index rows naming a missing seq are found by one more pass over them.
 func (r *ExportReader) IndexFaults(ctx context.Context) ([]IndexFault, int, error) {
+	r.stop()
 	j := r.rows.index
 	if j == nil {
 		return nil, 0, nil
 	}
-	faults, n := j.mismatches, j.count
+	faults, n := j.identityFaults(), j.count+j.eventCount
 	if !j.complete {
 		more, err := r.rows.db.IndexFaults(ctx, r.rows.sessionID, j.kinds...)
 		if err != nil {
@@ -111,16 +112,28 @@ type indexJoin struct {
 	kinds     []IndexKind
 	ident     *seqCursor // transcript_event_identities by seq; nil when not checked
 	active    *seqCursor // session_transcript_active_events by event seq; nil when not checked
-	// found, eventID and parent are the current event's identity row.
+	// cur is the current event's identity row.
+	cur identity
+	// The rows are read on one goroutine and the events checked against
+	// their identity rows on another (see [ExportReader]), each with its
+	// own faults. Read side: mismatches are the seqs several identity rows
+	// name, orphans the rows naming a seq without an event ([0]: active
+	// events, [1]: identities), count counts them all. Check side:
+	// eventFaults are the events that differ from their identity row,
+	// eventCount counts them.
+	mismatches  []IndexFault
+	orphans     [2][]IndexFault
+	count       int
+	eventFaults []IndexFault
+	eventCount  int
+	complete    bool // the events were read to the end
+}
+
+// identity is an event's transcript_event_identities row, as the join
+// found it.
+type identity struct {
 	found           bool
 	eventID, parent sql.NullString
-	// mismatches are the identity faults of events (and of seqs several
-	// identity rows name); orphans the rows naming a seq without an event
-	// ([0]: active events, [1]: identities); count counts them all.
-	mismatches []IndexFault
-	orphans    [2][]IndexFault
-	count      int
-	complete   bool // the events were read to the end
 }
 
 // seqCursor is an ordered index query with one row of lookahead.
@@ -282,12 +295,12 @@ func (j *indexJoin) advance(seq int64) error {
 			return j.db.errorf("reading session_transcript_active_events of session %s: %w", j.sessionID, err)
 		}
 	}
-	j.found = false
+	j.cur = identity{}
 	c := j.ident
 	if c == nil || !c.ok || c.seq != seq {
 		return nil
 	}
-	j.found, j.eventID, j.parent = true, c.a, c.b
+	j.cur = identity{found: true, eventID: c.a, parent: c.b}
 	for dup := false; ; dup = true {
 		if err := c.next(); err != nil {
 			return j.db.errorf("reading transcript_event_identities of session %s: %w", j.sessionID, err)
@@ -363,9 +376,25 @@ func (j *indexJoin) close() {
 	}
 }
 
-// checkIdentity compares the current event (its id and parentId members)
-// with its identity row.
-func (j *indexJoin) checkIdentity(ev Event, id, parentField topField) {
+// identityFaults are the identity faults of events in seq order (at most
+// maxIdentityFaults): the two sides' faults merged, the read side's first
+// at a seq (it finds a seq's duplicate rows before its event is checked).
+func (j *indexJoin) identityFaults() []IndexFault {
+	a, b := j.mismatches, j.eventFaults
+	out := make([]IndexFault, 0, min(len(a)+len(b), maxIdentityFaults))
+	for (len(a) > 0 || len(b) > 0) && len(out) < maxIdentityFaults {
+		if len(b) == 0 || len(a) > 0 && a[0].Seq <= b[0].Seq {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
+}
+
+// checkIdentity compares an event (its id and parentId members) with its
+// identity row, j.cur when the event was read. It runs on the check side.
+func (j *indexJoin) checkIdentity(ev Event, row identity, id, parentField topField) {
 	if j.ident == nil {
 		return
 	}
@@ -373,19 +402,22 @@ func (j *indexJoin) checkIdentity(ev Event, id, parentField topField) {
 	parent, hasParent := parentField.str()
 	var detail string
 	switch {
-	case !j.found && !hasID:
+	case !row.found && !hasID:
 		return // an entry without an id has no identity row
-	case !j.found:
+	case !row.found:
 		detail = fmt.Sprintf("event id %q has no transcript_event_identities row", eventID)
-	case !hasID || j.eventID.String != eventID:
-		detail = fmt.Sprintf("event id is %s, transcript_event_identities says %q", quoteOr(eventID, hasID), j.eventID.String)
-	case hasParent != j.parent.Valid || parent != j.parent.String:
+	case !hasID || row.eventID.String != eventID:
+		detail = fmt.Sprintf("event id is %s, transcript_event_identities says %q", quoteOr(eventID, hasID), row.eventID.String)
+	case hasParent != row.parent.Valid || parent != row.parent.String:
 		detail = fmt.Sprintf("event %q has parentId %s, transcript_event_identities says %s", eventID,
-			quoteOr(parent, hasParent), quoteOr(j.parent.String, j.parent.Valid))
+			quoteOr(parent, hasParent), quoteOr(row.parent.String, row.parent.Valid))
 	default:
 		return
 	}
-	j.addMismatch(IndexFault{Kind: IdentityMismatch, SessionID: j.sessionID, Seq: ev.Seq, Line: ev.Line, Detail: detail})
+	j.eventCount++
+	if len(j.eventFaults) < maxIdentityFaults {
+		j.eventFaults = append(j.eventFaults, IndexFault{Kind: IdentityMismatch, SessionID: j.sessionID, Seq: ev.Seq, Line: ev.Line, Detail: detail})
+	}
 }
 
 // valueField is the member key of a parsed event as a [topField].
