@@ -202,31 +202,27 @@ func (w *treeWalk) next() (bool, error) {
 	return true, nil
 }
 
-// nextHead reads the next row's record header into w.row, with the
-// values its cell holds (see [record.parseHead]); false at the end.
-func (w *treeWalk) nextHead() (bool, error) {
-	rowid, ok, err := w.nextEntry()
-	if !ok || err != nil {
-		return false, err
-	}
-	off, size, err := w.tab.locate(rowid)
+// head reads the record header of the row of the current index entry
+// into w.row, with the values its cell holds (see [record.parseHead]).
+func (w *treeWalk) head() error {
+	off, size, err := w.tab.locate(w.rowid)
 	if err != nil {
-		return false, err
+		return err
 	}
 	local := w.tab.p.localPayload(size, false)
 	if off+local > w.tab.p.usable {
-		return false, btreeErrorf("page %d: payload runs past the page", w.tab.leaf.n)
+		return btreeErrorf("page %d: payload runs past the page", w.tab.leaf.n)
 	}
 	if err := w.row.parseHead(w.tab.leaf.data[off:off+local], size); err != nil {
-		return false, err
+		return err
 	}
 	if len(w.row.types) <= w.tree.need {
-		return false, btreeErrorf("row %d has %d columns", rowid, len(w.row.types))
+		return btreeErrorf("row %d has %d columns", w.rowid, len(w.row.types))
 	}
-	return true, nil
+	return nil
 }
 
-// full reads the whole record of the row nextHead read into w.row.
+// full reads the whole record of the row head read into w.row.
 func (w *treeWalk) full() error {
 	off, size, err := w.tab.locate(w.rowid)
 	if err == nil {

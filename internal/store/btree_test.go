@@ -165,3 +165,42 @@ func reportsDamage(out string) bool {
 	}
 	return false
 }
+
+// TestEstimate: Estimate gives the events and highest seq Windows counts,
+// a size within a factor of two of its size (exact for the first 1,024
+// rows, then read from every 64th row), and through the driver exactly
+// its figures.
+func TestEstimate(t *testing.T) {
+	ctx := context.Background()
+	for _, path := range committedDatabases(t) {
+		db, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := db.Windows(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fast := range []bool{true, false} {
+			if !fast {
+				db.fast = nil
+			}
+			for _, w := range ws {
+				got, err := db.Estimate(ctx, w.SessionID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ok := got.Events == w.Events && got.MaxSeq == w.MaxSeq
+				if fast {
+					ok = ok && (w.Bytes == 0) == (got.Bytes == 0) && got.Bytes <= 2*w.Bytes && w.Bytes <= 2*got.Bytes
+				} else {
+					ok = ok && got.Bytes == w.Bytes
+				}
+				if !ok {
+					t.Errorf("%s %s (fast path %v): estimate %+v, count %+v", path, w.SessionID, fast, got, w.Transcript)
+				}
+			}
+		}
+		db.Close()
+	}
+}

@@ -53,16 +53,31 @@ const statsSQL = `SELECT count(*), coalesce(max(seq), -1),
   coalesce(sum(coalesce(event_utf8_bytes, octet_length(event_json))), 0)
   FROM transcript_events WHERE session_id = ?`
 
-// Count counts the rows of sessionID (a session id, not a key) as
-// [DB.Find] counts them.
-func (s *DB) Count(ctx context.Context, sessionID string) (Transcript, error) {
-	return s.transcript(ctx, sessionID)
+// Estimate is [DB.Find]'s counts for sizing work, not for showing: Events
+// and MaxSeq are exact, but when the b-trees are read directly Bytes is
+// exact for the first 1,024 rows only and estimated from every 64th row
+// after them, which reads a small part of the table.
+func (s *DB) Estimate(ctx context.Context, sessionID string) (Transcript, error) {
+	return s.count(ctx, sessionID, estimateEvery)
 }
 
-// transcript counts the rows of one session: from the b-trees when the
-// fast path may read them (see [DB.fastTranscript]), else with statsSQL.
+// estimateEvery is the share of rows past the first estimateExact whose
+// size [DB.Estimate] reads.
+const (
+	estimateEvery = 64
+	estimateExact = 1024
+)
+
+// transcript counts the rows of one session exactly.
 func (s *DB) transcript(ctx context.Context, sessionID string) (Transcript, error) {
-	t, err := s.fastTranscript(ctx, sessionID)
+	return s.count(ctx, sessionID, 1)
+}
+
+// count counts the rows of one session, reading the size of every
+// sizeEvery-th: from the b-trees when the fast path may read them (see
+// [DB.fastTranscript]), else exactly with statsSQL.
+func (s *DB) count(ctx context.Context, sessionID string, sizeEvery int64) (Transcript, error) {
+	t, err := s.fastTranscript(ctx, sessionID, sizeEvery)
 	if s.fast == nil || s.fast.events == nil || errors.Is(err, errBTree) {
 		t = Transcript{}
 		if err = s.tx.QueryRowContext(ctx, statsSQL, sessionID).Scan(&t.Events, &t.MaxSeq, &t.Bytes); err != nil {
@@ -82,49 +97,81 @@ func (s *DB) transcript(ctx context.Context, sessionID string) (Transcript, erro
 // row's record header (a text's size is in its serial type), reading a
 // value past the row's cell only for an event_utf8_bytes stored there.
 // It reads no overflow page of a plain row, where SQLite reads them all
-// to reach the columns after event_json. errBTree: use the query.
-func (s *DB) fastTranscript(ctx context.Context, sessionID string) (Transcript, error) {
+// to reach the columns after event_json. With sizeEvery > 1 it reads the
+// size of the first estimateExact rows and of every sizeEvery-th row after
+// them, which stand for the rest. errBTree: use the query.
+func (s *DB) fastTranscript(ctx context.Context, sessionID string, sizeEvery int64) (Transcript, error) {
 	t := Transcript{MaxSeq: -1}
 	if s.fast == nil || s.fast.events == nil {
 		return t, errBTree
 	}
 	w := s.fast.walk(s.fast.events, sessionID)
-	text, size := w.tree.cols["event_json"], w.tree.cols["event_utf8_bytes"]
+	var sampled, sampledBytes int64 // of the rows past estimateExact
 	for {
 		if t.Events%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return t, err
 			}
 		}
-		ok, err := w.nextHead()
-		if err != nil || !ok {
+		_, ok, err := w.nextEntry()
+		if err != nil {
 			return t, err
+		}
+		if !ok {
+			break
+		}
+		switch {
+		case sizeEvery == 1 || t.Events < estimateExact:
+			n, err := w.eventSize()
+			if err != nil {
+				return t, err
+			}
+			t.Bytes += n
+		case t.Events%sizeEvery == 0:
+			n, err := w.eventSize()
+			if err != nil {
+				return t, err
+			}
+			sampled++
+			sampledBytes += n
 		}
 		t.Events++
 		if t.Events == 1 || w.order > t.MaxSeq {
 			t.MaxSeq = w.order
 		}
-		r := &w.row
-		if !r.null(size) && !r.has(size) {
-			if err := w.full(); err != nil {
-				return t, err
-			}
-		}
-		switch n, null, ok := r.intOrNull(size); {
-		case !ok:
-			return t, btreeErrorf("seq %d: event_utf8_bytes type", w.order)
-		case !null:
-			t.Bytes += n
-			continue
-		}
-		switch ty := r.types[text]; {
-		case ty >= 13 && ty%2 == 1: // TEXT: its size in bytes
-			n, _ := serialSize(ty)
-			t.Bytes += int64(n)
-		case ty != 0: // octet_length of another type: leave it to SQLite
-			return t, btreeErrorf("seq %d: event_json type", w.order)
+	}
+	if sampled > 0 {
+		t.Bytes += sampledBytes * (t.Events - estimateExact) / sampled
+	}
+	return t, nil
+}
+
+// eventSize is the current row's size as statsSQL sums it (0 for NULL).
+func (w *treeWalk) eventSize() (int64, error) {
+	if err := w.head(); err != nil {
+		return 0, err
+	}
+	r := &w.row
+	text, size := w.tree.cols["event_json"], w.tree.cols["event_utf8_bytes"]
+	if !r.null(size) && !r.has(size) {
+		if err := w.full(); err != nil {
+			return 0, err
 		}
 	}
+	switch n, null, ok := r.intOrNull(size); {
+	case !ok:
+		return 0, btreeErrorf("seq %d: event_utf8_bytes type", w.order)
+	case !null:
+		return n, nil
+	}
+	switch ty := r.types[text]; {
+	case ty >= 13 && ty%2 == 1: // TEXT: its size in bytes
+		n, _ := serialSize(ty)
+		return int64(n), nil
+	case ty != 0: // octet_length of another type: leave it to SQLite
+		return 0, btreeErrorf("seq %d: event_json type", w.order)
+	}
+	return 0, nil
 }
 
 // queryRows runs query with args in the snapshot and scans each row.
