@@ -30,13 +30,13 @@ type topField struct {
 	text                       []byte
 }
 
-// str is the field as [jsonl.Field.Str] reports it; ok is false for a
-// missing or non-string member.
-func (f topField) str() (string, bool) {
+// bytes is the field's string as [jsonl.Field.Str] reports it; ok is
+// false (and the text empty) for a missing or non-string member.
+func (f topField) bytes() ([]byte, bool) {
 	if !f.present || !f.isString {
-		return "", false
+		return nil, false
 	}
-	return string(f.text), true
+	return f.text, true
 }
 
 // canonScanner checks rows for canonical form; it is reused from row to

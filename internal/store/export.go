@@ -142,7 +142,11 @@ func (r *ExportReader) event() (Event, identity, bool) {
 	r.at++
 	ev := e.ev
 	ev.Text = r.cur.data[e.start:e.end]
-	return ev, e.row, true
+	row := identity{found: e.found}
+	if e.found {
+		row.eventID, row.parent = r.cur.value(e.id), r.cur.value(e.parent)
+	}
+	return ev, row, true
 }
 
 // Read reads the export; it returns io.EOF after the last line, or the
@@ -215,7 +219,26 @@ type rowBatch struct {
 type batchEvent struct {
 	ev         Event // Text is data[start:end]
 	start, end int
-	row        identity
+	// found, id and parent are the event's identity row, its texts in data.
+	found      bool
+	id, parent span
+}
+
+// span is a TEXT value (valid) or NULL in a batch's data.
+type span struct {
+	start, end int
+	valid      bool
+}
+
+// add appends a value to b.data.
+func (b *rowBatch) add(v nullBytes) span {
+	start := len(b.data)
+	b.data = append(b.data, v.b...)
+	return span{start: start, end: len(b.data), valid: v.valid}
+}
+
+func (b *rowBatch) value(s span) nullBytes {
+	return nullBytes{b: b.data[s.start:s.end], valid: s.valid}
 }
 
 const (
@@ -253,8 +276,8 @@ func (p *rowPipe) read(rows *Rows) {
 		b.data = append(b.data, ev.Text...)
 		e := batchEvent{ev: ev, start: start, end: len(b.data)}
 		e.ev.Text = nil
-		if rows.index != nil {
-			e.row = rows.index.cur
+		if j := rows.index; j != nil && j.cur.found {
+			e.found, e.id, e.parent = true, b.add(j.cur.eventID), b.add(j.cur.parent)
 		}
 		b.evs = append(b.evs, e)
 		if len(b.data) >= pipeBatchBytes || len(b.evs) >= pipeBatchEvents {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -133,15 +134,25 @@ type indexJoin struct {
 // found it.
 type identity struct {
 	found           bool
-	eventID, parent sql.NullString
+	eventID, parent nullBytes
 }
+
+// nullBytes is a TEXT value or NULL (valid false) that reuses its buffer.
+type nullBytes struct {
+	b     []byte
+	valid bool
+}
+
+func (n *nullBytes) set(b []byte, valid bool) { n.b, n.valid = append(n.b[:0], b...), valid }
 
 // seqCursor is an ordered index query with one row of lookahead.
 type seqCursor struct {
 	rows *sql.Rows
 	ok   bool // a row is ahead
 	seq  int64
-	a, b sql.NullString
+	a, b nullBytes
+	// sa and sb are the query's values, before a and b copy them.
+	sa, sb sql.NullString
 	// fast reads the identity rows from the b-trees; after the first row
 	// it cannot read, the driver reads the rest (rest, from the rows at
 	// the highest seq read, maxSeq, skipping the atMax already read). nil:
@@ -177,7 +188,12 @@ func (c *seqCursor) scan() error {
 	if !c.ok {
 		return c.rows.Err()
 	}
-	return c.rows.Scan(&c.seq, &c.a, &c.b)
+	if err := c.rows.Scan(&c.seq, &c.sa, &c.sb); err != nil {
+		return err
+	}
+	c.a.set([]byte(c.sa.String), c.sa.Valid)
+	c.b.set([]byte(c.sb.String), c.sb.Valid)
+	return nil
 }
 
 // fastNext reads the next row from the b-trees: an identity row, or an
@@ -199,15 +215,16 @@ func (c *seqCursor) fastNext() error {
 	if !ok {
 		return nil
 	}
-	c.a, c.b = sql.NullString{}, sql.NullString{}
+	c.a.set(nil, false)
+	c.b.set(nil, false)
 	if w.tab != nil {
 		id, idNull, ok1 := w.text("event_id")
 		parent, parentNull, ok2 := w.text("parent_id")
 		if !ok1 || !ok2 {
 			return btreeErrorf("seq %d: column types", w.order)
 		}
-		c.a = sql.NullString{String: string(id), Valid: !idNull}
-		c.b = sql.NullString{String: string(parent), Valid: !parentNull}
+		c.a.set(id, !idNull)
+		c.b.set(parent, !parentNull)
 	}
 	switch {
 	case !c.read || w.order > c.maxSeq:
@@ -295,12 +312,14 @@ func (j *indexJoin) advance(seq int64) error {
 			return j.db.errorf("reading session_transcript_active_events of session %s: %w", j.sessionID, err)
 		}
 	}
-	j.cur = identity{}
+	j.cur.found = false
 	c := j.ident
 	if c == nil || !c.ok || c.seq != seq {
 		return nil
 	}
-	j.cur = identity{found: true, eventID: c.a, parent: c.b}
+	j.cur.found = true
+	j.cur.eventID.set(c.a.b, c.a.valid)
+	j.cur.parent.set(c.b.b, c.b.valid)
 	for dup := false; ; dup = true {
 		if err := c.next(); err != nil {
 			return j.db.errorf("reading transcript_event_identities of session %s: %w", j.sessionID, err)
@@ -347,7 +366,7 @@ func (j *indexJoin) addOrphan(i int, c *seqCursor) {
 		Detail: fmt.Sprintf("session_transcript_active_events position %s names seq %d, which holds no event", pos.String, c.seq)}
 	if i == 1 {
 		f.Kind = IdentityMismatch
-		f.Detail = fmt.Sprintf("transcript_event_identities row %q names seq %d, which holds no event", c.a.String, c.seq)
+		f.Detail = fmt.Sprintf("transcript_event_identities row %q names seq %d, which holds no event", c.a.b, c.seq)
 	}
 	j.orphans[i] = append(j.orphans[i], f)
 }
@@ -398,19 +417,19 @@ func (j *indexJoin) checkIdentity(ev Event, row identity, id, parentField topFie
 	if j.ident == nil {
 		return
 	}
-	eventID, hasID := id.str()
-	parent, hasParent := parentField.str()
+	eventID, hasID := id.bytes()
+	parent, hasParent := parentField.bytes()
 	var detail string
 	switch {
 	case !row.found && !hasID:
 		return // an entry without an id has no identity row
 	case !row.found:
 		detail = fmt.Sprintf("event id %q has no transcript_event_identities row", eventID)
-	case !hasID || row.eventID.String != eventID:
-		detail = fmt.Sprintf("event id is %s, transcript_event_identities says %q", quoteOr(eventID, hasID), row.eventID.String)
-	case hasParent != row.parent.Valid || parent != row.parent.String:
+	case !hasID || !bytes.Equal(row.eventID.b, eventID):
+		detail = fmt.Sprintf("event id is %s, transcript_event_identities says %q", quoteOr(eventID, hasID), row.eventID.b)
+	case hasParent != row.parent.valid || !bytes.Equal(row.parent.b, parent):
 		detail = fmt.Sprintf("event %q has parentId %s, transcript_event_identities says %s", eventID,
-			quoteOr(parent, hasParent), quoteOr(row.parent.String, row.parent.Valid))
+			quoteOr(parent, hasParent), quoteOr(row.parent.b, row.parent.valid))
 	default:
 		return
 	}
@@ -427,7 +446,7 @@ func valueField(v *jsonl.Value, key string) topField {
 	return topField{present: f != nil, isString: ok, text: []byte(s)}
 }
 
-func quoteOr(s string, ok bool) string {
+func quoteOr(s []byte, ok bool) string {
 	if !ok {
 		return "null"
 	}
