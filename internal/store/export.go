@@ -21,8 +21,9 @@ type ExportReader struct {
 	rows   *Rows
 	parser jsonl.Parser
 	canon  canonScanner
-	line   []byte // the current line with its "\n"
-	off    int    // read position in line
+	out    []byte // the lines being read: buf, or a run of a batch's lines
+	off    int    // read position in out
+	buf    []byte // a line written here
 	err    error  // sticky: io.EOF at the end
 	lines  int64
 	edit   func(seq int64, v *jsonl.Value) // a view's edits, nil for an export
@@ -64,8 +65,8 @@ func (s *DB) Export(ctx context.Context, sessionID string, w io.Writer) (lines, 
 	return r.lines, bytes, err
 }
 
-// next fills r.line with the next event's line; it returns false at the
-// end or on an error, leaving r.err set.
+// next fills r.out with the next lines; it returns false at the end or
+// on an error, leaving r.err set.
 func (r *ExportReader) next() bool {
 	if r.err != nil {
 		return false
@@ -74,59 +75,75 @@ func (r *ExportReader) next() bool {
 		r.err = err
 		return false
 	}
-	ev, row, ok := r.event()
-	if !ok {
+	if r.pipe != nil {
+		return r.nextRun()
+	}
+	if !r.rows.Next() {
+		r.err = r.rows.Err()
+		if r.err == nil {
+			r.err = io.EOF
+		}
 		return false
 	}
+	var row identity
+	if r.rows.index != nil {
+		row = r.rows.index.cur
+	}
+	ev := r.rows.Event()
+	if r.canonical(ev, row) {
+		r.buf = append(append(r.buf[:0], ev.Text...), '\n')
+		r.out, r.off = r.buf, 0
+		r.lines++
+		return true
+	}
+	return r.rewrite(ev, row)
+}
+
+// canonical reports whether the event's line is its stored text (see
+// below), after checking the event against its identity row if so.
+func (r *ExportReader) canonical(ev Event, row identity) bool {
 	// OpenClaw exports JSON.stringify(JSON.parse(text)); its own rows are
 	// already in that form (then the line is the row), but a row written
 	// otherwise is normalised.
-	if r.edit == nil && r.canon.canonicalText(ev.Text) && !r.canon.id.escaped && !r.canon.parent.escaped {
-		if r.rows.index != nil { // the stored event
-			r.rows.index.checkIdentity(ev, row, r.canon.id, r.canon.parent)
-		}
-		r.line = append(append(r.line[:0], ev.Text...), '\n')
-	} else {
-		v, err := r.parser.ParseOwned(ev.Text)
-		if err != nil {
-			r.err = r.rows.faultAt(ev, FaultJSON, err)
-			return false
-		}
-		if r.rows.index != nil { // the stored event, before any view's edits
-			r.rows.index.checkIdentity(ev, row, valueField(&v, "id"), valueField(&v, "parentId"))
-		}
-		if r.edit != nil {
-			r.edit(ev.Seq, &v)
-		}
-		r.line = append(jsonl.AppendJSON(r.line[:0], &v), '\n')
+	if r.edit != nil || !r.canon.canonicalText(ev.Text) || r.canon.id.escaped || r.canon.parent.escaped {
+		return false
 	}
-	r.off = 0
+	if r.rows.index != nil { // the stored event
+		r.rows.index.checkIdentity(ev, row, r.canon.id, r.canon.parent)
+	}
+	return true
+}
+
+// rewrite makes r.out the line of an event that is not canonical: its
+// text parsed and written again (with a view's edits).
+func (r *ExportReader) rewrite(ev Event, row identity) bool {
+	v, err := r.parser.ParseOwned(ev.Text)
+	if err != nil {
+		r.err = r.rows.faultAt(ev, FaultJSON, err)
+		return false
+	}
+	if r.rows.index != nil { // the stored event, before any view's edits
+		r.rows.index.checkIdentity(ev, row, valueField(&v, "id"), valueField(&v, "parentId"))
+	}
+	if r.edit != nil {
+		r.edit(ev.Seq, &v)
+	}
+	r.buf = append(jsonl.AppendJSON(r.buf[:0], &v), '\n')
+	r.out, r.off = r.buf, 0
 	r.lines++
 	return true
 }
 
-// event is the next event and its identity row: from the pipe, or read
-// here. false at the end or on an error, with r.err set.
-func (r *ExportReader) event() (Event, identity, bool) {
-	if r.pipe == nil {
-		if !r.rows.Next() {
-			r.err = r.rows.Err()
-			if r.err == nil {
-				r.err = io.EOF
-			}
-			return Event{}, identity{}, false
-		}
-		var row identity
-		if r.rows.index != nil {
-			row = r.rows.index.cur
-		}
-		return r.rows.Event(), row, true
-	}
+// nextRun makes r.out the lines of the piped events up to the next one
+// that is not canonical or the batch's end: the batch's own bytes, where
+// each text is followed by its "\n". An event that is not canonical is
+// written again on its own.
+func (r *ExportReader) nextRun() bool {
 	for r.cur == nil || r.at == len(r.cur.evs) {
 		if r.cur != nil {
 			if r.cur.err != nil {
 				r.err = r.cur.err
-				return Event{}, identity{}, false
+				return false
 			}
 			r.pipe.recycle(r.cur)
 		}
@@ -135,39 +152,48 @@ func (r *ExportReader) event() (Event, identity, bool) {
 			r.at = 0
 		case <-r.ctx.Done():
 			r.cur, r.err = nil, r.ctx.Err()
-			return Event{}, identity{}, false
+			return false
 		}
 	}
-	e := &r.cur.evs[r.at]
-	r.at++
-	ev := e.ev
-	ev.Text = r.cur.data[e.start:e.end]
-	row := identity{found: e.found}
-	if e.found {
-		row.eventID, row.parent = r.cur.value(e.id), r.cur.value(e.parent)
+	b := r.cur
+	start := b.evs[r.at].start
+	end := start
+	for ; r.at < len(b.evs); r.at++ {
+		ev, row := b.event(r.at)
+		if !r.canonical(ev, row) {
+			break
+		}
+		end = b.evs[r.at].end + 1
+		r.lines++
 	}
-	return ev, row, true
+	if end > start {
+		r.out, r.off = b.data[start:end], 0
+		return true
+	}
+	ev, row := b.event(r.at)
+	r.at++
+	return r.rewrite(ev, row)
 }
 
 // Read reads the export; it returns io.EOF after the last line, or the
 // error (often a *RowError) that stopped it.
 func (r *ExportReader) Read(p []byte) (int, error) {
-	for r.off == len(r.line) {
+	for r.off == len(r.out) {
 		if !r.next() {
 			return 0, r.err
 		}
 	}
-	n := copy(p, r.line[r.off:])
+	n := copy(p, r.out[r.off:])
 	r.off += n
 	return n, nil
 }
 
-// WriteTo writes the rest of the export to w, one line per Write.
+// WriteTo writes the rest of the export to w, a run of lines per Write.
 func (r *ExportReader) WriteTo(w io.Writer) (int64, error) {
 	var total int64
 	for {
-		if r.off < len(r.line) {
-			n, err := w.Write(r.line[r.off:])
+		if r.off < len(r.out) {
+			n, err := w.Write(r.out[r.off:])
 			total += int64(n)
 			r.off += n
 			if err != nil {
@@ -209,36 +235,47 @@ type rowPipe struct {
 	done chan struct{}  // closed when the reading goroutine has returned
 }
 
-// rowBatch is a run of events: their texts one after another in data.
+// rowBatch is a run of events: their texts one after another in data,
+// each followed by "\n" (so that a run of canonical events is its export),
+// and their identity rows' values in ids.
 type rowBatch struct {
-	data []byte
-	evs  []batchEvent
-	err  error // the last batch: io.EOF or what stopped the rows
+	data, ids []byte
+	evs       []batchEvent
+	err       error // the last batch: io.EOF or what stopped the rows
 }
 
 type batchEvent struct {
-	ev         Event // Text is data[start:end]
+	ev         Event // Text is data[start:end], followed by "\n"
 	start, end int
-	// found, id and parent are the event's identity row, its texts in data.
+	// found, id and parent are the event's identity row, its texts in ids.
 	found      bool
 	id, parent span
 }
 
-// span is a TEXT value (valid) or NULL in a batch's data.
+// span is a TEXT value (valid) or NULL in a batch's ids.
 type span struct {
 	start, end int
 	valid      bool
 }
 
-// add appends a value to b.data.
+// add appends a value to b.ids.
 func (b *rowBatch) add(v nullBytes) span {
-	start := len(b.data)
-	b.data = append(b.data, v.b...)
-	return span{start: start, end: len(b.data), valid: v.valid}
+	start := len(b.ids)
+	b.ids = append(b.ids, v.b...)
+	return span{start: start, end: len(b.ids), valid: v.valid}
 }
 
-func (b *rowBatch) value(s span) nullBytes {
-	return nullBytes{b: b.data[s.start:s.end], valid: s.valid}
+// event is event i of the batch and its identity row.
+func (b *rowBatch) event(i int) (Event, identity) {
+	e := &b.evs[i]
+	ev := e.ev
+	ev.Text = b.data[e.start:e.end]
+	row := identity{found: e.found}
+	if e.found {
+		row.eventID = nullBytes{b: b.ids[e.id.start:e.id.end], valid: e.id.valid}
+		row.parent = nullBytes{b: b.ids[e.parent.start:e.parent.end], valid: e.parent.valid}
+	}
+	return ev, row
 }
 
 const (
@@ -275,6 +312,7 @@ func (p *rowPipe) read(rows *Rows) {
 		start := len(b.data)
 		b.data = append(b.data, ev.Text...)
 		e := batchEvent{ev: ev, start: start, end: len(b.data)}
+		b.data = append(b.data, '\n')
 		e.ev.Text = nil
 		if j := rows.index; j != nil && j.cur.found {
 			e.found, e.id, e.parent = true, b.add(j.cur.eventID), b.add(j.cur.parent)
@@ -293,7 +331,7 @@ func (p *rowPipe) read(rows *Rows) {
 func (p *rowPipe) batch() *rowBatch {
 	select {
 	case b := <-p.free:
-		b.data, b.evs, b.err = b.data[:0], b.evs[:0], nil
+		b.data, b.ids, b.evs, b.err = b.data[:0], b.ids[:0], b.evs[:0], nil
 		return b
 	default:
 		return &rowBatch{}
