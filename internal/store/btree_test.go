@@ -16,7 +16,7 @@ import (
 // readAll counts and exports every session of the database at path with
 // the index checks, through the fast path or (fast false) through the
 // driver alone, and returns everything a caller sees: the counts, the
-// text, the faults and errors.
+// text, the seqs of a few lines, the faults and errors.
 func readAll(t *testing.T, path string, fast bool) (string, bool) {
 	t.Helper()
 	ctx := context.Background()
@@ -53,6 +53,9 @@ func readAll(t *testing.T, path string, fast bool) (string, bool) {
 			out.WriteString("faults: " + err.Error() + "\n")
 		}
 		r.Close()
+		last := int(w.Events)
+		seqs, err := db.Seqs(ctx, w.SessionID, []int{last + 1, 1, last, (last + 1) / 2, 1})
+		fmt.Fprintf(&out, "seqs %v %v\n", seqs, err)
 	}
 	return out.String(), took
 }

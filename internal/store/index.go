@@ -520,6 +520,9 @@ func (s *DB) Seqs(ctx context.Context, sessionID string, lines []int) (map[int]i
 	}
 	want := slices.Clone(lines)
 	slices.Sort(want)
+	if out, err := s.fastSeqs(ctx, sessionID, want); !errors.Is(err, errBTree) {
+		return out, err
+	}
 	rows, err := s.tx.QueryContext(ctx, `SELECT seq FROM transcript_events WHERE session_id = ? ORDER BY seq`, sessionID)
 	if err != nil {
 		return nil, s.errorf("reading the seqs of session %s: %w", sessionID, err)
@@ -540,6 +543,34 @@ func (s *DB) Seqs(ctx context.Context, sessionID string, lines []int) (map[int]i
 	}
 	if err := closeRows(rows); err != nil {
 		return nil, s.errorf("reading the seqs of session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// fastSeqs is [DB.Seqs] from the events' index alone (want sorted);
+// errBTree: use the query.
+func (s *DB) fastSeqs(ctx context.Context, sessionID string, want []int) (map[int]int64, error) {
+	if s.fast == nil || s.fast.events == nil {
+		return nil, errBTree
+	}
+	out := map[int]int64{}
+	w := s.fast.walk(s.fast.events, sessionID)
+	for line, i := 0, 0; i < len(want); {
+		if line%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		_, ok, err := w.nextEntry()
+		if err != nil || !ok {
+			return out, err
+		}
+		line++
+		for ; i < len(want) && want[i] <= line; i++ {
+			if want[i] == line {
+				out[line] = w.order
+			}
+		}
 	}
 	return out, nil
 }
