@@ -242,10 +242,15 @@ func (c *canonScanner) str() (escaped, ok bool) {
 // lowest flag is exact (a higher one may be a borrow's): its byte is the
 // first such byte.
 func specialBytes(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return zero(x^(ones*'"')) | zero(x^(ones*'\\')) | (x-ones*0x20)&^x&highs
+	return below(x^(ones*'"'), 1) | below(x^(ones*'\\'), 1) | below(x, 0x20)
 }
+
+// ones has a 1 in each byte.
+const ones = 0x0101010101010101
+
+// below flags (in its high bit) each byte of x below n (n <= 0x80); the
+// lowest flag is exact.
+func below(x uint64, n byte) uint64 { return (x - ones*uint64(n)) & ^x & (ones * 0x80) }
 
 // shortControlEscape reports the hex digits h of a \u escape that
 // JSON.stringify writes: a control character without a short escape, in
