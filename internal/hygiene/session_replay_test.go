@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -224,13 +223,7 @@ func (o *sinkOutput) log(k int) []Change {
 // the stable sort of the changes handed over by their step keys (the
 // segmented runs' Done carrying none).
 func TestReplaySessionChangeSink(t *testing.T) {
-	cases := sessiontest.ConformanceCases(t)
-	var small []string
-	for _, c := range cases {
-		if !isImageCase(filepath.Base(c)) {
-			small = append(small, c)
-		}
-	}
+	small := casesWithoutImages(t)
 	var sessions [][]byte
 	for seed := range uint64(6) {
 		sessions = append(sessions, stitchSession(t, small, seed))
