@@ -21,7 +21,7 @@ import (
 const segmentRetries = 3
 
 // sessionBatch is how many targets one read of the session serves when
-// the output keeps no ChangeSink: each batch's change logs are handed over
+// the output is not a ChangeSink: each batch's change logs are handed over
 // before the next batch is read, which bounds how many logs there are at
 // once. A ChangeSink takes the changes a segment at a time, so that the runs
 // keep no log and one read serves every run.
