@@ -2,12 +2,29 @@
 
 #include "textflag.h"
 
-// func blockMasksAVX2(p *byte) (quotes, backslashes, special uint64)
+// Nibble tables of the two-byte escapes' second bytes ("\/bfnrt): a byte
+// is one of them when the entries of its low and its high nibble share a
+// bit. Each table is repeated for both 128-bit lanes.
+DATA escLow<>+0(SB)/8, $0x00040008000D0000
+DATA escLow<>+8(SB)/8, $0x0104000200000000
+DATA escLow<>+16(SB)/8, $0x00040008000D0000
+DATA escLow<>+24(SB)/8, $0x0104000200000000
+GLOBL escLow<>(SB), RODATA|NOPTR, $32
+DATA escHigh<>+0(SB)/8, $0x0804020000010000
+DATA escHigh<>+8(SB)/8, $0
+DATA escHigh<>+16(SB)/8, $0x0804020000010000
+DATA escHigh<>+24(SB)/8, $0
+GLOBL escHigh<>(SB), RODATA|NOPTR, $32
+
+// func blockMasksAVX2(p *byte, m *blockMask)
 //
-// Bit i of each result describes byte i of the 64 bytes at p: a quote, a
-// backslash, or a special byte (below 0x20, or 0x80 and above).
-TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-32
+// Bit i of each of m's masks describes byte i of the 64 bytes at p: a quote, a
+// backslash, a control byte (below 0x20), a byte 0x80 or above, or a byte
+// that is not one of "\/bfnrt (this last only in a block with a backslash:
+// 0 otherwise), and the UTF-8 masks of blockMask.
+TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-16
 	MOVQ p+0(FP), SI
+	MOVQ m+8(FP), DI
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y1
 
@@ -28,7 +45,7 @@ TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-32
 	VPMOVMSKB Y6, BX
 	SHLQ $32, BX
 	ORQ BX, AX
-	MOVQ AX, quotes+8(FP)
+	MOVQ AX, 0(DI)
 
 	// backslashes
 	VPCMPEQB Y0, Y3, Y5
@@ -37,21 +54,134 @@ TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-32
 	VPMOVMSKB Y6, BX
 	SHLQ $32, BX
 	ORQ BX, AX
-	MOVQ AX, backslashes+16(FP)
+	MOVQ AX, 8(DI)
+	MOVQ AX, R8
 
-	// special: min(b, 0x1F) == b flags a control byte; or-ing b itself
-	// adds the bytes whose top bit is set.
+	// ctl: min(b, 0x1F) == b
 	VPMINUB Y0, Y4, Y5
 	VPMINUB Y1, Y4, Y6
 	VPCMPEQB Y5, Y0, Y5
 	VPCMPEQB Y6, Y1, Y6
-	VPOR Y5, Y0, Y5
-	VPOR Y6, Y1, Y6
 	VPMOVMSKB Y5, AX
 	VPMOVMSKB Y6, BX
 	SHLQ $32, BX
 	ORQ BX, AX
-	MOVQ AX, special+24(FP)
+	MOVQ AX, 16(DI)
 
+	// high: the top bits themselves
+	VPMOVMSKB Y0, AX
+	VPMOVMSKB Y1, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 24(DI)
+	MOVQ AX, R9
+
+	// notSimple: the nibble tables share no bit. Only the bytes after a
+	// backslash are tested against it: without backslashes it is 0.
+	MOVQ $0, 32(DI)
+	TESTQ R8, R8
+	JZ utf8
+	MOVL $0x0F, AX
+	VMOVD AX, X4
+	VPBROADCASTB X4, Y4
+	VMOVDQU escLow<>(SB), Y7
+	VMOVDQU escHigh<>(SB), Y8
+	VPXOR Y9, Y9, Y9
+	VPAND Y0, Y4, Y5
+	VPSRLW $4, Y0, Y6
+	VPAND Y6, Y4, Y6
+	VPSHUFB Y5, Y7, Y5
+	VPSHUFB Y6, Y8, Y6
+	VPAND Y5, Y6, Y5
+	VPCMPEQB Y9, Y5, Y5
+	VPMOVMSKB Y5, AX
+	VPAND Y1, Y4, Y5
+	VPSRLW $4, Y1, Y6
+	VPAND Y6, Y4, Y6
+	VPSHUFB Y5, Y7, Y5
+	VPSHUFB Y6, Y8, Y6
+	VPAND Y5, Y6, Y5
+	VPCMPEQB Y9, Y5, Y5
+	VPMOVMSKB Y5, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 32(DI)
+
+	// The UTF-8 masks, only in a block with bytes that are not ASCII
+	// (0 otherwise): continuation bytes (10xxxxxx), the leading bytes of
+	// two-byte sequences (C2-DF), and those of three-byte sequences whose
+	// second byte may be any continuation byte (E1-EC, EE-EF).
+utf8:
+	MOVQ $0, 40(DI)
+	MOVQ $0, 48(DI)
+	MOVQ $0, 56(DI)
+	TESTQ R9, R9
+	JZ done
+	MOVL $0xC0, AX
+	VMOVD AX, X2
+	VPBROADCASTB X2, Y2
+	MOVL $0x80, AX
+	VMOVD AX, X3
+	VPBROADCASTB X3, Y3
+	MOVL $0xC2, AX
+	VMOVD AX, X4
+	VPBROADCASTB X4, Y4
+	MOVL $0xDF, AX
+	VMOVD AX, X5
+	VPBROADCASTB X5, Y5
+	MOVL $0xE1, AX
+	VMOVD AX, X6
+	VPBROADCASTB X6, Y6
+	MOVL $0xEF, AX
+	VMOVD AX, X7
+	VPBROADCASTB X7, Y7
+	MOVL $0xED, AX
+	VMOVD AX, X8
+	VPBROADCASTB X8, Y8
+	VPAND Y0, Y2, Y9
+	VPCMPEQB Y9, Y3, Y9
+	VPMAXUB Y0, Y4, Y10
+	VPCMPEQB Y10, Y0, Y10
+	VPMINUB Y0, Y5, Y12
+	VPCMPEQB Y12, Y0, Y12
+	VPAND Y12, Y10, Y10
+	VPMAXUB Y0, Y6, Y11
+	VPCMPEQB Y11, Y0, Y11
+	VPMINUB Y0, Y7, Y12
+	VPCMPEQB Y12, Y0, Y12
+	VPAND Y12, Y11, Y11
+	VPCMPEQB Y0, Y8, Y12
+	VPANDN Y11, Y12, Y11
+	VPMOVMSKB Y9, R10
+	VPMOVMSKB Y10, R11
+	VPMOVMSKB Y11, R12
+	VPAND Y1, Y2, Y9
+	VPCMPEQB Y9, Y3, Y9
+	VPMAXUB Y1, Y4, Y10
+	VPCMPEQB Y10, Y1, Y10
+	VPMINUB Y1, Y5, Y12
+	VPCMPEQB Y12, Y1, Y12
+	VPAND Y12, Y10, Y10
+	VPMAXUB Y1, Y6, Y11
+	VPCMPEQB Y11, Y1, Y11
+	VPMINUB Y1, Y7, Y12
+	VPCMPEQB Y12, Y1, Y12
+	VPAND Y12, Y11, Y11
+	VPCMPEQB Y1, Y8, Y12
+	VPANDN Y11, Y12, Y11
+	VPMOVMSKB Y9, AX
+	SHLQ $32, AX
+	ORQ AX, R10
+	MOVQ R10, 40(DI)
+	VPMOVMSKB Y10, AX
+	SHLQ $32, AX
+	ORQ AX, R11
+	MOVQ R11, 48(DI)
+	VPMOVMSKB Y11, AX
+	SHLQ $32, AX
+	ORQ AX, R12
+	MOVQ R12, 56(DI)
+
+done:
 	VZEROUPPER
 	RET

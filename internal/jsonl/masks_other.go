@@ -2,7 +2,8 @@
 
 package jsonl
 
-// blockMasks is [blockMasksGo] where no vector version exists.
-func blockMasks(b []byte) (quotes, backslashes, special uint64) {
-	return blockMasksGo(b)
+// blockMasks sets m to [blockMasksGo]'s masks of b (no vector version
+// exists here).
+func blockMasks(b []byte, m *blockMask) {
+	*m = blockMasksGo(b)
 }
