@@ -23,3 +23,20 @@ func blockMasks(b []byte, m *blockMask) {
 	}
 	*m = blockMasksGo(b)
 }
+
+// plainBlocksAVX2 is plainBlocks for the n bytes at p, with AVX2.
+//
+//go:noescape
+func plainBlocksAVX2(p *byte, n int) (consumed int, escaped bool)
+
+// plainBlocks returns how many bytes of whole 64-byte blocks at the start
+// of b (a string body, outside any escape or UTF-8 sequence) need no
+// closer look, and whether they hold an escape (the blocks
+// plainBlocksAVX2 describes). Without AVX2 it returns 0, leaving every
+// block to the block loop.
+func plainBlocks(b []byte) (consumed int, escaped bool) {
+	if useAVX2 && len(b) >= 64 {
+		return plainBlocksAVX2(&b[0], len(b))
+	}
+	return 0, false
+}

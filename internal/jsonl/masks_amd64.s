@@ -185,3 +185,224 @@ utf8:
 done:
 	VZEROUPPER
 	RET
+
+// func plainBlocksAVX2(p *byte, n int) (consumed int, escaped bool)
+//
+// plainBlocksAVX2 steps over the 64-byte blocks at p (n bytes are left in
+// the line) that a string body fills without anything to look at closer:
+// no quote that ends the string, no control byte, every escape a two-byte
+// one within the block, every byte that is not ASCII part of a two- or
+// three-byte sequence of the block that admits any continuation byte (see
+// validSimpleUTF8). It returns the bytes stepped over (whole blocks) and
+// whether they hold an escape.
+TEXT ·plainBlocksAVX2(SB), NOSPLIT, $0-25
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	XORQ DX, DX
+	XORQ R13, R13
+	MOVL $0x22, AX
+	VMOVD AX, X2
+	VPBROADCASTB X2, Y2
+	MOVL $0x5C, AX
+	VMOVD AX, X3
+	VPBROADCASTB X3, Y3
+	MOVL $0x1F, AX
+	VMOVD AX, X4
+	VPBROADCASTB X4, Y4
+	MOVQ $0x5555555555555555, R14
+
+loop:
+	LEAQ 64(DX), AX
+	CMPQ AX, CX
+	JGT ret
+	XORQ R12, R12
+	VMOVDQU (SI)(DX*1), Y0
+	VMOVDQU 32(SI)(DX*1), Y1
+
+	VPCMPEQB Y0, Y2, Y5
+	VPCMPEQB Y1, Y2, Y6
+	VPMOVMSKB Y5, R8
+	VPMOVMSKB Y6, AX
+	SHLQ $32, AX
+	ORQ AX, R8
+	VPCMPEQB Y0, Y3, Y5
+	VPCMPEQB Y1, Y3, Y6
+	VPMOVMSKB Y5, R9
+	VPMOVMSKB Y6, AX
+	SHLQ $32, AX
+	ORQ AX, R9
+	VPMINUB Y0, Y4, Y5
+	VPMINUB Y1, Y4, Y6
+	VPCMPEQB Y5, Y0, Y5
+	VPCMPEQB Y6, Y1, Y6
+	VPMOVMSKB Y5, R10
+	VPMOVMSKB Y6, AX
+	SHLQ $32, AX
+	ORQ AX, R10
+	VPMOVMSKB Y0, R11
+	VPMOVMSKB Y1, AX
+	SHLQ $32, AX
+	ORQ AX, R11
+	MOVQ R8, AX
+	ORQ R9, AX
+	ORQ R10, AX
+	ORQ R11, AX
+	JZ next
+	TESTQ R10, R10
+	JNZ ret
+	TESTQ R9, R9
+	JNZ escapes
+	TESTQ R8, R8
+	JNZ ret
+	JMP utf8
+
+escapes:
+	// R12 = the escaped bytes, as escapedBytes computes them; a carry out
+	// (the last byte escapes the next block's first) ends the run.
+	MOVQ R9, BX
+	SHLQ $1, BX
+	MOVQ R14, R12
+	NOTQ R12
+	ANDQ R9, R12
+	MOVQ BX, AX
+	NOTQ AX
+	ANDQ AX, R12
+	ADDQ R9, R12
+	JC ret
+	SHLQ $1, R12
+	XORQ R14, R12
+	ANDQ BX, R12
+	// A quote that is not escaped ends the string.
+	MOVQ R12, AX
+	NOTQ AX
+	ANDQ R8, AX
+	JNZ ret
+	// Every escaped byte must make a two-byte escape.
+	MOVL $0x0F, AX
+	VMOVD AX, X10
+	VPBROADCASTB X10, Y10
+	VMOVDQU escLow<>(SB), Y11
+	VMOVDQU escHigh<>(SB), Y12
+	VPXOR Y9, Y9, Y9
+	VPAND Y0, Y10, Y5
+	VPSRLW $4, Y0, Y6
+	VPAND Y6, Y10, Y6
+	VPSHUFB Y5, Y11, Y5
+	VPSHUFB Y6, Y12, Y6
+	VPAND Y5, Y6, Y5
+	VPCMPEQB Y9, Y5, Y5
+	VPAND Y1, Y10, Y7
+	VPSRLW $4, Y1, Y6
+	VPAND Y6, Y10, Y6
+	VPSHUFB Y7, Y11, Y7
+	VPSHUFB Y6, Y12, Y6
+	VPAND Y7, Y6, Y7
+	VPCMPEQB Y9, Y7, Y7
+	VPMOVMSKB Y5, BX
+	VPMOVMSKB Y7, AX
+	SHLQ $32, AX
+	ORQ AX, BX
+	ANDQ R12, BX
+	JNZ ret
+	MOVQ $1, R12 // the block has an escape
+
+utf8:
+	TESTQ R11, R11
+	JZ next
+	MOVL $0xC0, AX
+	VMOVD AX, X5
+	VPBROADCASTB X5, Y5
+	MOVL $0x80, AX
+	VMOVD AX, X6
+	VPBROADCASTB X6, Y6
+	MOVL $0xC2, AX
+	VMOVD AX, X7
+	VPBROADCASTB X7, Y7
+	MOVL $0xDF, AX
+	VMOVD AX, X8
+	VPBROADCASTB X8, Y8
+	MOVL $0xE1, AX
+	VMOVD AX, X9
+	VPBROADCASTB X9, Y9
+	MOVL $0xEF, AX
+	VMOVD AX, X10
+	VPBROADCASTB X10, Y10
+	MOVL $0xED, AX
+	VMOVD AX, X11
+	VPBROADCASTB X11, Y11
+	VPAND Y0, Y5, Y12
+	VPCMPEQB Y12, Y6, Y12
+	VPMAXUB Y0, Y7, Y13
+	VPCMPEQB Y13, Y0, Y13
+	VPMINUB Y0, Y8, Y15
+	VPCMPEQB Y15, Y0, Y15
+	VPAND Y15, Y13, Y13
+	VPMAXUB Y0, Y9, Y14
+	VPCMPEQB Y14, Y0, Y14
+	VPMINUB Y0, Y10, Y15
+	VPCMPEQB Y15, Y0, Y15
+	VPAND Y15, Y14, Y14
+	VPCMPEQB Y0, Y11, Y15
+	VPANDN Y14, Y15, Y14
+	VPMOVMSKB Y12, R8
+	VPMOVMSKB Y13, R9
+	VPMOVMSKB Y14, R10
+	VPAND Y1, Y5, Y12
+	VPCMPEQB Y12, Y6, Y12
+	VPMAXUB Y1, Y7, Y13
+	VPCMPEQB Y13, Y1, Y13
+	VPMINUB Y1, Y8, Y15
+	VPCMPEQB Y15, Y1, Y15
+	VPAND Y15, Y13, Y13
+	VPMAXUB Y1, Y9, Y14
+	VPCMPEQB Y14, Y1, Y14
+	VPMINUB Y1, Y10, Y15
+	VPCMPEQB Y15, Y1, Y15
+	VPAND Y15, Y14, Y14
+	VPCMPEQB Y1, Y11, Y15
+	VPANDN Y14, Y15, Y14
+	VPMOVMSKB Y12, AX
+	SHLQ $32, AX
+	ORQ AX, R8
+	VPMOVMSKB Y13, AX
+	SHLQ $32, AX
+	ORQ AX, R9
+	VPMOVMSKB Y14, AX
+	SHLQ $32, AX
+	ORQ AX, R10
+	// R8 continuation bytes, R9 two-byte leads, R10 three-byte leads: the
+	// leads are exactly the non-continuation bytes that are not ASCII,
+	// none runs past the block, and they call for exactly R8.
+	MOVQ R8, AX
+	NOTQ AX
+	ANDQ R11, AX
+	MOVQ R9, BX
+	ORQ R10, BX
+	CMPQ AX, BX
+	JNE ret
+	MOVQ R9, AX
+	SHRQ $63, AX
+	MOVQ R10, BX
+	SHRQ $62, BX
+	ORQ BX, AX
+	JNZ ret
+	MOVQ R9, AX
+	SHLQ $1, AX
+	MOVQ R10, BX
+	SHLQ $1, BX
+	ORQ BX, AX
+	SHLQ $1, BX
+	ORQ BX, AX
+	CMPQ AX, R8
+	JNE ret
+
+next:
+	ORQ R12, R13
+	ADDQ $64, DX
+	JMP loop
+
+ret:
+	VZEROUPPER
+	MOVQ DX, consumed+16(FP)
+	MOVB R13, escaped+24(FP)
+	RET

@@ -7,3 +7,6 @@ package jsonl
 func blockMasks(b []byte, m *blockMask) {
 	*m = blockMasksGo(b)
 }
+
+// plainBlocks steps over nothing here: every block goes to the block loop.
+func plainBlocks(b []byte) (consumed int, escaped bool) { return 0, false }

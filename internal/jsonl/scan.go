@@ -450,14 +450,23 @@ func (s *Scanner) str() (escaped bool, err error) {
 // the closing quote, or the position (again outside any escape or
 // sequence) where strTail must go on because fewer than 64 bytes are left.
 //
-// The masks decide most blocks without a loop: the bytes a backslash
-// escapes are checked all at once against the two-byte escapes, and a
-// control byte in the body ends the scan; only \u escapes and the bytes
-// that are not ASCII are visited one by one.
+// Runs of blocks that need no closer look (no end of the string, only
+// two-byte escapes, simple UTF-8) are stepped over by plainBlocks without
+// leaving its vector loop. In the others the masks decide most things
+// without a loop: the bytes a backslash escapes are checked all at once
+// against the two-byte escapes, and a control byte in the body ends the
+// scan; only \u escapes and the bytes that are not ASCII outside simple
+// sequences are visited one by one.
 func (s *Scanner) strBlocks(i int) (next int, escaped, done bool, err error) {
 	d := s.d
 	var m blockMask
 	for i+64 <= len(d) {
+		if n, esc := plainBlocks(d[i:]); n > 0 {
+			i, escaped = i+n, escaped || esc
+			if i+64 > len(d) {
+				break
+			}
+		}
 		blockMasks(d[i:i+64], &m)
 		if m.quotes|m.backslashes|m.ctl|m.high == 0 {
 			i += 64

@@ -227,3 +227,78 @@ func TestEscapedBytes(t *testing.T) {
 		}
 	}
 }
+
+// plainBlocksRef is plainBlocks's definition, block by block from the
+// masks: a block is plain when it holds no control byte, no backslash
+// whose escape runs past it, no quote it does not escape, only two-byte
+// escapes, and only simple UTF-8 sequences within it.
+func plainBlocksRef(b []byte) (consumed int, escaped bool) {
+	for ; consumed+64 <= len(b); consumed += 64 {
+		m := blockMasksBytes(b[consumed : consumed+64])
+		esc, carry := escapedBytes(m.backslashes)
+		if m.ctl != 0 || carry || m.quotes&^esc != 0 || esc&m.notSimple != 0 {
+			break
+		}
+		if m.high != 0 && !validSimpleUTF8(&m, m.high, ^uint64(0)) {
+			break
+		}
+		escaped = escaped || esc != 0
+	}
+	return consumed, escaped
+}
+
+// TestPlainBlocks: plainBlocks steps over exactly the blocks of its
+// definition (where it has a vector version; elsewhere it steps over
+// none), on string bodies built from strPieces and on blocks of every
+// byte value.
+func TestPlainBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b []byte
+	check := func() {
+		t.Helper()
+		want, wantEsc := plainBlocksRef(b)
+		got, gotEsc := plainBlocks(b)
+		if !useAVX2 || len(b) < 64 {
+			want, wantEsc = 0, false
+		}
+		if got != want || gotEsc != wantEsc {
+			t.Fatalf("%q: plainBlocks %d %v, want %d %v", b, got, gotEsc, want, wantEsc)
+		}
+	}
+	for c := range 256 {
+		b = bytes.Repeat([]byte{byte(c)}, 130)
+		check()
+		b = bytes.Repeat([]byte{'a', byte(c)}, 65)
+		check()
+	}
+	// Half the bodies are built from the pieces plain blocks may hold, so
+	// that runs of them occur, ended by one hostile piece or none.
+	friendly := []string{"a", "abcdefgh", " ", "\\n", "\\\"", "\\\\", "\\/", "\\t", "é", "—", "日本", "Ж"}
+	stepped, escapes := 0, 0
+	for range 40000 {
+		b = b[:0]
+		pieces := strPieces
+		if rng.IntN(2) == 0 {
+			pieces = friendly
+		}
+		for k := rng.IntN(80); k > 0; k-- {
+			if rng.IntN(2) == 0 {
+				b = append(b, bytes.Repeat([]byte("y"), rng.IntN(40))...)
+			}
+			if rng.IntN(3) != 0 {
+				b = append(b, pieces[rng.IntN(len(pieces))]...)
+			}
+		}
+		if rng.IntN(2) == 0 {
+			b = append(b, strPieces[rng.IntN(len(strPieces))]...)
+		}
+		check()
+		if n, esc := plainBlocksRef(b); n > 0 {
+			stepped++
+			if esc {
+				escapes++
+			}
+		}
+	}
+	t.Logf("%d bodies start with plain blocks, %d of them with escapes", stepped, escapes)
+}
