@@ -450,9 +450,9 @@ func (s *Scanner) str() (escaped bool, err error) {
 // the closing quote, or the position (again outside any escape or
 // sequence) where strTail must go on because fewer than 64 bytes are left.
 //
-// Runs of blocks that need no closer look (no end of the string, only
-// two-byte escapes, simple UTF-8) are stepped over by plainBlocks without
-// leaving its vector loop. In the others the masks decide most things
+// After the first block, runs of blocks that need no closer look (no end
+// of the string, only two-byte escapes, simple UTF-8) are stepped over by
+// plainBlocks without leaving its vector loop. In the others the masks decide most things
 // without a loop: the bytes a backslash escapes are checked all at once
 // against the two-byte escapes, and a control byte in the body ends the
 // scan; only \u escapes and the bytes that are not ASCII outside simple
@@ -460,8 +460,9 @@ func (s *Scanner) str() (escaped bool, err error) {
 func (s *Scanner) strBlocks(i int) (next int, escaped, done bool, err error) {
 	d := s.d
 	var m blockMask
-	for i+64 <= len(d) {
-		if n, esc := plainBlocks(d[i:]); n > 0 {
+	for first := true; i+64 <= len(d); first = false {
+		if !first { // the first block usually holds the end of the string
+			n, esc := plainBlocks(d[i:])
 			i, escaped = i+n, escaped || esc
 			if i+64 > len(d) {
 				break
