@@ -170,21 +170,41 @@ func (s *Scanner) key() (string, error) {
 // noting members keeps the last of duplicate keys, as JSON.parse does.
 func (s *Scanner) Value() (Field, error) {
 	start := s.i
-	kind, err := s.Skip()
+	if start < len(s.d) && s.d[start] == '"' { // most noted values: straight to the string scan
+		escaped, err := s.str()
+		if err != nil {
+			return Field{}, err
+		}
+		f := Field{text: s.d[start+1 : s.i-1], kind: String, present: true}
+		if escaped {
+			f.form |= escapedBody
+		}
+		if !s.badUTF8 {
+			f.form |= utf8Body
+		}
+		return f, nil
+	}
+	kind, err := s.skipAny()
 	if err != nil {
 		return Field{}, err
 	}
-	f := Field{text: s.d[start:s.i], kind: kind, present: true}
-	if kind == String {
-		f.text = s.d[start+1 : s.i-1]
-		f.escaped = s.lastEscaped
-	}
-	return f, nil
+	return Field{text: s.d[start:s.i], kind: kind, present: true}, nil
 }
 
 // Skip validates one value of any kind at the cursor (nesting limited
 // only by memory) and returns its kind.
 func (s *Scanner) Skip() (Kind, error) {
+	if s.i < len(s.d) && s.d[s.i] == '"' { // most skipped values: straight to the string scan
+		if _, err := s.str(); err != nil {
+			return 0, err
+		}
+		return String, nil
+	}
+	return s.skipAny()
+}
+
+// skipAny is Skip for a value of any kind.
+func (s *Scanner) skipAny() (Kind, error) {
 	base := len(s.stack)
 	var kind Kind
 	first := true
