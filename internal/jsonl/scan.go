@@ -298,21 +298,45 @@ func (s *Scanner) skipAny() (Kind, error) {
 
 // memberKey scans `"key" :` and returns the key's raw text and whether it
 // holds an escape.
+//
+// Most keys are short names without escapes that end within two words:
+// those are found here, on locals, without the general string scan, and
+// the colon of a minified line is taken without a white-space loop.
 func (s *Scanner) memberKey() (key []byte, escaped bool, err error) {
-	if s.i >= len(s.d) || s.d[s.i] != '"' {
+	d, i := s.d, s.i
+	if i >= len(d) || d[i] != '"' {
 		return nil, false, ErrScan
 	}
-	start := s.i + 1
-	if escaped, err = s.str(); err != nil {
-		return nil, false, err
+	start, end := i+1, -1
+	for p := start; p+8 <= len(d) && p < start+16; p += 8 {
+		e := exactStops(binary.LittleEndian.Uint64(d[p:]))
+		if e == 0 {
+			continue
+		}
+		if k := p + bits.TrailingZeros64(e)>>3; d[k] == '"' {
+			end = k
+		}
+		break
 	}
-	key = s.d[start : s.i-1]
-	s.space()
-	if s.i >= len(s.d) || s.d[s.i] != ':' {
+	if end < 0 {
+		if escaped, err = s.str(); err != nil {
+			return nil, false, err
+		}
+		end = s.i - 1
+	}
+	key, i = d[start:end], end+1
+	for i < len(d) && d[i] != ':' {
+		if !isSpace[d[i]] {
+			return nil, false, ErrScan
+		}
+		i++
+	}
+	if i >= len(d) {
 		return nil, false, ErrScan
 	}
-	s.i++
-	s.space()
+	for i++; i < len(d) && d[i] <= ' ' && isSpace[d[i]]; i++ {
+	}
+	s.i = i
 	return key, escaped, nil
 }
 
