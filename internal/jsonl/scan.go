@@ -309,7 +309,7 @@ func (s *Scanner) memberKey() (key []byte, escaped bool, err error) {
 	}
 	start, end := i+1, -1
 	for p := start; p+8 <= len(d) && p < start+16; p += 8 {
-		e := exactStops(binary.LittleEndian.Uint64(d[p:]))
+		e := firstStop(binary.LittleEndian.Uint64(d[p:]))
 		if e == 0 {
 			continue
 		}
@@ -415,6 +415,12 @@ func stopMask(w uint64) uint64 {
 	return (ctl | q | b) & msb
 }
 
+// firstStop flags (bit 7 of the byte) the first byte of w that is '"',
+// '\\', a control character or not ASCII, and maybe some after it: the
+// lowest flag is exact, which is all a search for the end of a short
+// string needs, at a few operations less than exactStops.
+func firstStop(w uint64) uint64 { return stopMask(w) | w&msb }
+
 // stopByte marks the bytes that end the fast part of a string scan.
 var stopByte = func() (t [256]bool) {
 	for c := 0; c < 0x20; c++ {
@@ -470,7 +476,7 @@ func (s *Scanner) str() (escaped bool, err error) {
 	d := s.d
 	i := s.i + 1
 	for n := 0; n < 2 && i+8 <= len(d); n++ {
-		e := exactStops(binary.LittleEndian.Uint64(d[i:]))
+		e := firstStop(binary.LittleEndian.Uint64(d[i:]))
 		if e == 0 {
 			i += 8
 			continue
