@@ -16,178 +16,22 @@ DATA escHigh<>+16(SB)/8, $0x0804020000010000
 DATA escHigh<>+24(SB)/8, $0
 GLOBL escHigh<>(SB), RODATA|NOPTR, $32
 
-// func blockMasksAVX2(p *byte, m *blockMask)
-//
-// Bit i of each of m's masks describes byte i of the 64 bytes at p: a quote, a
-// backslash, a control byte (below 0x20), a byte 0x80 or above, or a byte
-// that is not one of "\/bfnrt (this last only in a block with a backslash:
-// 0 otherwise), and the UTF-8 masks of blockMask.
-TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-16
-	MOVQ p+0(FP), SI
-	MOVQ m+8(FP), DI
-	VMOVDQU (SI), Y0
-	VMOVDQU 32(SI), Y1
-
-	MOVL $0x22, AX
-	VMOVD AX, X2
-	VPBROADCASTB X2, Y2
-	MOVL $0x5C, AX
-	VMOVD AX, X3
-	VPBROADCASTB X3, Y3
-	MOVL $0x1F, AX
-	VMOVD AX, X4
-	VPBROADCASTB X4, Y4
-
-	// quotes
-	VPCMPEQB Y0, Y2, Y5
-	VPCMPEQB Y1, Y2, Y6
-	VPMOVMSKB Y5, AX
-	VPMOVMSKB Y6, BX
-	SHLQ $32, BX
-	ORQ BX, AX
-	MOVQ AX, 0(DI)
-
-	// backslashes
-	VPCMPEQB Y0, Y3, Y5
-	VPCMPEQB Y1, Y3, Y6
-	VPMOVMSKB Y5, AX
-	VPMOVMSKB Y6, BX
-	SHLQ $32, BX
-	ORQ BX, AX
-	MOVQ AX, 8(DI)
-	MOVQ AX, R8
-
-	// ctl: min(b, 0x1F) == b
-	VPMINUB Y0, Y4, Y5
-	VPMINUB Y1, Y4, Y6
-	VPCMPEQB Y5, Y0, Y5
-	VPCMPEQB Y6, Y1, Y6
-	VPMOVMSKB Y5, AX
-	VPMOVMSKB Y6, BX
-	SHLQ $32, BX
-	ORQ BX, AX
-	MOVQ AX, 16(DI)
-
-	// high: the top bits themselves
-	VPMOVMSKB Y0, AX
-	VPMOVMSKB Y1, BX
-	SHLQ $32, BX
-	ORQ BX, AX
-	MOVQ AX, 24(DI)
-	MOVQ AX, R9
-
-	// notSimple: the nibble tables share no bit. Only the bytes after a
-	// backslash are tested against it: without backslashes it is 0.
-	MOVQ $0, 32(DI)
-	TESTQ R8, R8
-	JZ utf8
-	MOVL $0x0F, AX
-	VMOVD AX, X4
-	VPBROADCASTB X4, Y4
-	VMOVDQU escLow<>(SB), Y7
-	VMOVDQU escHigh<>(SB), Y8
-	VPXOR Y9, Y9, Y9
-	VPAND Y0, Y4, Y5
-	VPSRLW $4, Y0, Y6
-	VPAND Y6, Y4, Y6
-	VPSHUFB Y5, Y7, Y5
-	VPSHUFB Y6, Y8, Y6
-	VPAND Y5, Y6, Y5
-	VPCMPEQB Y9, Y5, Y5
-	VPMOVMSKB Y5, AX
-	VPAND Y1, Y4, Y5
-	VPSRLW $4, Y1, Y6
-	VPAND Y6, Y4, Y6
-	VPSHUFB Y5, Y7, Y5
-	VPSHUFB Y6, Y8, Y6
-	VPAND Y5, Y6, Y5
-	VPCMPEQB Y9, Y5, Y5
-	VPMOVMSKB Y5, BX
-	SHLQ $32, BX
-	ORQ BX, AX
-	MOVQ AX, 32(DI)
-
-	// The UTF-8 masks, only in a block with bytes that are not ASCII
-	// (0 otherwise): continuation bytes (10xxxxxx), the leading bytes of
-	// two-byte sequences (C2-DF), and those of three-byte sequences whose
-	// second byte may be any continuation byte (E1-EC, EE-EF).
-utf8:
-	MOVQ $0, 40(DI)
-	MOVQ $0, 48(DI)
-	MOVQ $0, 56(DI)
-	TESTQ R9, R9
-	JZ done
-	MOVL $0xC0, AX
-	VMOVD AX, X2
-	VPBROADCASTB X2, Y2
-	MOVL $0x80, AX
-	VMOVD AX, X3
-	VPBROADCASTB X3, Y3
-	MOVL $0xC2, AX
-	VMOVD AX, X4
-	VPBROADCASTB X4, Y4
-	MOVL $0xDF, AX
-	VMOVD AX, X5
-	VPBROADCASTB X5, Y5
-	MOVL $0xE1, AX
-	VMOVD AX, X6
-	VPBROADCASTB X6, Y6
-	MOVL $0xEF, AX
-	VMOVD AX, X7
-	VPBROADCASTB X7, Y7
-	MOVL $0xED, AX
-	VMOVD AX, X8
-	VPBROADCASTB X8, Y8
-	VPAND Y0, Y2, Y9
-	VPCMPEQB Y9, Y3, Y9
-	VPMAXUB Y0, Y4, Y10
-	VPCMPEQB Y10, Y0, Y10
-	VPMINUB Y0, Y5, Y12
-	VPCMPEQB Y12, Y0, Y12
-	VPAND Y12, Y10, Y10
-	VPMAXUB Y0, Y6, Y11
-	VPCMPEQB Y11, Y0, Y11
-	VPMINUB Y0, Y7, Y12
-	VPCMPEQB Y12, Y0, Y12
-	VPAND Y12, Y11, Y11
-	VPCMPEQB Y0, Y8, Y12
-	VPANDN Y11, Y12, Y11
-	VPMOVMSKB Y9, R10
-	VPMOVMSKB Y10, R11
-	VPMOVMSKB Y11, R12
-	VPAND Y1, Y2, Y9
-	VPCMPEQB Y9, Y3, Y9
-	VPMAXUB Y1, Y4, Y10
-	VPCMPEQB Y10, Y1, Y10
-	VPMINUB Y1, Y5, Y12
-	VPCMPEQB Y12, Y1, Y12
-	VPAND Y12, Y10, Y10
-	VPMAXUB Y1, Y6, Y11
-	VPCMPEQB Y11, Y1, Y11
-	VPMINUB Y1, Y7, Y12
-	VPCMPEQB Y12, Y1, Y12
-	VPAND Y12, Y11, Y11
-	VPCMPEQB Y1, Y8, Y12
-	VPANDN Y11, Y12, Y11
-	VPMOVMSKB Y9, AX
-	SHLQ $32, AX
-	ORQ AX, R10
-	MOVQ R10, 40(DI)
-	VPMOVMSKB Y10, AX
-	SHLQ $32, AX
-	ORQ AX, R11
-	MOVQ R11, 48(DI)
-	VPMOVMSKB Y11, AX
-	SHLQ $32, AX
-	ORQ AX, R12
-	MOVQ R12, 56(DI)
-
-done:
-	VZEROUPPER
-	RET
-
-// Bytes repeated over 32, the constants of plainBlocksAVX2's loop, read
-// from memory rather than broadcast in each block.
+// Bytes repeated over 32, read as memory operands.
+DATA quote<>+0(SB)/8, $0x2222222222222222
+DATA quote<>+8(SB)/8, $0x2222222222222222
+DATA quote<>+16(SB)/8, $0x2222222222222222
+DATA quote<>+24(SB)/8, $0x2222222222222222
+GLOBL quote<>(SB), RODATA|NOPTR, $32
+DATA bslash<>+0(SB)/8, $0x5C5C5C5C5C5C5C5C
+DATA bslash<>+8(SB)/8, $0x5C5C5C5C5C5C5C5C
+DATA bslash<>+16(SB)/8, $0x5C5C5C5C5C5C5C5C
+DATA bslash<>+24(SB)/8, $0x5C5C5C5C5C5C5C5C
+GLOBL bslash<>(SB), RODATA|NOPTR, $32
+DATA x1F<>+0(SB)/8, $0x1F1F1F1F1F1F1F1F
+DATA x1F<>+8(SB)/8, $0x1F1F1F1F1F1F1F1F
+DATA x1F<>+16(SB)/8, $0x1F1F1F1F1F1F1F1F
+DATA x1F<>+24(SB)/8, $0x1F1F1F1F1F1F1F1F
+GLOBL x1F<>(SB), RODATA|NOPTR, $32
 DATA nib0F<>+0(SB)/8, $0x0F0F0F0F0F0F0F0F
 DATA nib0F<>+8(SB)/8, $0x0F0F0F0F0F0F0F0F
 DATA nib0F<>+16(SB)/8, $0x0F0F0F0F0F0F0F0F
@@ -229,6 +73,131 @@ DATA xED<>+16(SB)/8, $0xEDEDEDEDEDEDEDED
 DATA xED<>+24(SB)/8, $0xEDEDEDEDEDEDEDED
 GLOBL xED<>(SB), RODATA|NOPTR, $32
 
+// The 64 bytes of a block are in Y0 (the first 32) and Y1.
+
+// MOVEMASK2 sets r to the 64-bit mask of the byte masks a (bytes 0-31)
+// and b (32-63). It clobbers AX.
+#define MOVEMASK2(a, b, r) \
+	VPMOVMSKB a, r; \
+	VPMOVMSKB b, AX; \
+	SHLQ $32, AX; \
+	ORQ AX, r
+
+// EQ2 sets r to the mask of the block's bytes equal to the constant c.
+#define EQ2(c, r) \
+	VPCMPEQB c, Y0, Y5; \
+	VPCMPEQB c, Y1, Y6; \
+	MOVEMASK2(Y5, Y6, r)
+
+// CTL2 sets r to the mask of the block's control bytes: min(b, 0x1F) == b.
+#define CTL2(r) \
+	VPMINUB x1F<>(SB), Y0, Y5; \
+	VPMINUB x1F<>(SB), Y1, Y6; \
+	VPCMPEQB Y5, Y0, Y5; \
+	VPCMPEQB Y6, Y1, Y6; \
+	MOVEMASK2(Y5, Y6, r)
+
+// NOTSIMPLE1 sets dst to 0xFF for each byte of src whose nibble-table
+// entries share no bit: not one of "\/bfnrt. Y11 and Y12 hold the tables,
+// Y9 zero; it clobbers Y6.
+#define NOTSIMPLE1(src, dst) \
+	VPAND nib0F<>(SB), src, dst; \
+	VPSRLW $4, src, Y6; \
+	VPAND nib0F<>(SB), Y6, Y6; \
+	VPSHUFB dst, Y11, dst; \
+	VPSHUFB Y6, Y12, Y6; \
+	VPAND dst, Y6, dst; \
+	VPCMPEQB Y9, dst, dst
+
+// NOTSIMPLE2 sets r to the mask of the block's bytes that are not one of
+// "\/bfnrt.
+#define NOTSIMPLE2(r) \
+	VMOVDQU escLow<>(SB), Y11; \
+	VMOVDQU escHigh<>(SB), Y12; \
+	VPXOR Y9, Y9, Y9; \
+	NOTSIMPLE1(Y0, Y5); \
+	NOTSIMPLE1(Y1, Y7); \
+	MOVEMASK2(Y5, Y7, r)
+
+// UTF8HALF sets, for the 32 bytes of src, Y12 to the continuation bytes
+// (10xxxxxx), Y13 to the leading bytes of two-byte sequences (C2-DF) and
+// Y14 to those of three-byte sequences whose second byte may be any
+// continuation byte (E1-EC, EE-EF). It clobbers Y15.
+#define UTF8HALF(src) \
+	VPAND c0<>(SB), src, Y12; \
+	VPCMPEQB x80<>(SB), Y12, Y12; \
+	VPMAXUB xC2<>(SB), src, Y13; \
+	VPCMPEQB Y13, src, Y13; \
+	VPMINUB xDF<>(SB), src, Y15; \
+	VPCMPEQB Y15, src, Y15; \
+	VPAND Y15, Y13, Y13; \
+	VPMAXUB xE1<>(SB), src, Y14; \
+	VPCMPEQB Y14, src, Y14; \
+	VPMINUB xEF<>(SB), src, Y15; \
+	VPCMPEQB Y15, src, Y15; \
+	VPAND Y15, Y14, Y14; \
+	VPCMPEQB xED<>(SB), src, Y15; \
+	VPANDN Y14, Y15, Y14
+
+// UTF8MASKS sets cont, lead2 and lead3 to the block's masks of UTF8HALF's
+// three kinds of bytes. It clobbers AX.
+#define UTF8MASKS(cont, lead2, lead3) \
+	UTF8HALF(Y0); \
+	VPMOVMSKB Y12, cont; \
+	VPMOVMSKB Y13, lead2; \
+	VPMOVMSKB Y14, lead3; \
+	UTF8HALF(Y1); \
+	VPMOVMSKB Y12, AX; \
+	SHLQ $32, AX; \
+	ORQ AX, cont; \
+	VPMOVMSKB Y13, AX; \
+	SHLQ $32, AX; \
+	ORQ AX, lead2; \
+	VPMOVMSKB Y14, AX; \
+	SHLQ $32, AX; \
+	ORQ AX, lead3
+
+// func blockMasksAVX2(p *byte, m *blockMask)
+//
+// Bit i of each of m's masks describes byte i of the 64 bytes at p: a
+// quote, a backslash, a control byte (below 0x20), a byte 0x80 or above,
+// a byte that is not one of "\/bfnrt (only in a block with a backslash: 0
+// otherwise), and the UTF-8 masks of blockMask (only in a block with a
+// byte 0x80 or above: 0 otherwise).
+TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), SI
+	MOVQ m+8(FP), DI
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	EQ2(quote<>(SB), R8)
+	MOVQ R8, 0(DI)
+	EQ2(bslash<>(SB), R8)
+	MOVQ R8, 8(DI)
+	CTL2(R10)
+	MOVQ R10, 16(DI)
+	MOVEMASK2(Y0, Y1, R9)
+	MOVQ R9, 24(DI)
+	MOVQ $0, 32(DI)
+	TESTQ R8, R8
+	JZ utf8
+	NOTSIMPLE2(R10)
+	MOVQ R10, 32(DI)
+
+utf8:
+	MOVQ $0, 40(DI)
+	MOVQ $0, 48(DI)
+	MOVQ $0, 56(DI)
+	TESTQ R9, R9
+	JZ done
+	UTF8MASKS(R10, R11, R12)
+	MOVQ R10, 40(DI)
+	MOVQ R11, 48(DI)
+	MOVQ R12, 56(DI)
+
+done:
+	VZEROUPPER
+	RET
+
 // func plainBlocksAVX2(p *byte, n int) (consumed int, escaped bool)
 //
 // plainBlocksAVX2 steps over the 64-byte blocks at p (n bytes are left in
@@ -243,15 +212,6 @@ TEXT ·plainBlocksAVX2(SB), NOSPLIT, $0-25
 	MOVQ n+8(FP), CX
 	XORQ DX, DX
 	XORQ R13, R13
-	MOVL $0x22, AX
-	VMOVD AX, X2
-	VPBROADCASTB X2, Y2
-	MOVL $0x5C, AX
-	VMOVD AX, X3
-	VPBROADCASTB X3, Y3
-	MOVL $0x1F, AX
-	VMOVD AX, X4
-	VPBROADCASTB X4, Y4
 	MOVQ $0x5555555555555555, R14
 
 loop:
@@ -261,31 +221,10 @@ loop:
 	XORQ R12, R12
 	VMOVDQU (SI)(DX*1), Y0
 	VMOVDQU 32(SI)(DX*1), Y1
-
-	VPCMPEQB Y0, Y2, Y5
-	VPCMPEQB Y1, Y2, Y6
-	VPMOVMSKB Y5, R8
-	VPMOVMSKB Y6, AX
-	SHLQ $32, AX
-	ORQ AX, R8
-	VPCMPEQB Y0, Y3, Y5
-	VPCMPEQB Y1, Y3, Y6
-	VPMOVMSKB Y5, R9
-	VPMOVMSKB Y6, AX
-	SHLQ $32, AX
-	ORQ AX, R9
-	VPMINUB Y0, Y4, Y5
-	VPMINUB Y1, Y4, Y6
-	VPCMPEQB Y5, Y0, Y5
-	VPCMPEQB Y6, Y1, Y6
-	VPMOVMSKB Y5, R10
-	VPMOVMSKB Y6, AX
-	SHLQ $32, AX
-	ORQ AX, R10
-	VPMOVMSKB Y0, R11
-	VPMOVMSKB Y1, AX
-	SHLQ $32, AX
-	ORQ AX, R11
+	EQ2(quote<>(SB), R8)
+	EQ2(bslash<>(SB), R9)
+	CTL2(R10)
+	MOVEMASK2(Y0, Y1, R11)
 	MOVQ R8, AX
 	ORQ R9, AX
 	ORQ R10, AX
@@ -321,27 +260,7 @@ escapes:
 	ANDQ R8, AX
 	JNZ ret
 	// Every escaped byte must make a two-byte escape.
-	VMOVDQU escLow<>(SB), Y11
-	VMOVDQU escHigh<>(SB), Y12
-	VPXOR Y9, Y9, Y9
-	VPAND nib0F<>(SB), Y0, Y5
-	VPSRLW $4, Y0, Y6
-	VPAND nib0F<>(SB), Y6, Y6
-	VPSHUFB Y5, Y11, Y5
-	VPSHUFB Y6, Y12, Y6
-	VPAND Y5, Y6, Y5
-	VPCMPEQB Y9, Y5, Y5
-	VPAND nib0F<>(SB), Y1, Y7
-	VPSRLW $4, Y1, Y6
-	VPAND nib0F<>(SB), Y6, Y6
-	VPSHUFB Y7, Y11, Y7
-	VPSHUFB Y6, Y12, Y6
-	VPAND Y7, Y6, Y7
-	VPCMPEQB Y9, Y7, Y7
-	VPMOVMSKB Y5, BX
-	VPMOVMSKB Y7, AX
-	SHLQ $32, AX
-	ORQ AX, BX
+	NOTSIMPLE2(BX)
 	ANDQ R12, BX
 	JNZ ret
 	MOVQ $1, R12 // the block has an escape
@@ -349,46 +268,7 @@ escapes:
 utf8:
 	TESTQ R11, R11
 	JZ next
-	VPAND c0<>(SB), Y0, Y12
-	VPCMPEQB x80<>(SB), Y12, Y12
-	VPMAXUB xC2<>(SB), Y0, Y13
-	VPCMPEQB Y13, Y0, Y13
-	VPMINUB xDF<>(SB), Y0, Y15
-	VPCMPEQB Y15, Y0, Y15
-	VPAND Y15, Y13, Y13
-	VPMAXUB xE1<>(SB), Y0, Y14
-	VPCMPEQB Y14, Y0, Y14
-	VPMINUB xEF<>(SB), Y0, Y15
-	VPCMPEQB Y15, Y0, Y15
-	VPAND Y15, Y14, Y14
-	VPCMPEQB xED<>(SB), Y0, Y15
-	VPANDN Y14, Y15, Y14
-	VPMOVMSKB Y12, R8
-	VPMOVMSKB Y13, R9
-	VPMOVMSKB Y14, R10
-	VPAND c0<>(SB), Y1, Y12
-	VPCMPEQB x80<>(SB), Y12, Y12
-	VPMAXUB xC2<>(SB), Y1, Y13
-	VPCMPEQB Y13, Y1, Y13
-	VPMINUB xDF<>(SB), Y1, Y15
-	VPCMPEQB Y15, Y1, Y15
-	VPAND Y15, Y13, Y13
-	VPMAXUB xE1<>(SB), Y1, Y14
-	VPCMPEQB Y14, Y1, Y14
-	VPMINUB xEF<>(SB), Y1, Y15
-	VPCMPEQB Y15, Y1, Y15
-	VPAND Y15, Y14, Y14
-	VPCMPEQB xED<>(SB), Y1, Y15
-	VPANDN Y14, Y15, Y14
-	VPMOVMSKB Y12, AX
-	SHLQ $32, AX
-	ORQ AX, R8
-	VPMOVMSKB Y13, AX
-	SHLQ $32, AX
-	ORQ AX, R9
-	VPMOVMSKB Y14, AX
-	SHLQ $32, AX
-	ORQ AX, R10
+	UTF8MASKS(R8, R9, R10)
 	// R8 continuation bytes, R9 two-byte leads, R10 three-byte leads: the
 	// leads are exactly the non-continuation bytes that are not ASCII,
 	// none runs past the block, and they call for exactly R8.

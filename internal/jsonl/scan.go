@@ -640,16 +640,13 @@ func blockMasksGo(b []byte) (m blockMask) {
 		m.notSimple = 0
 	}
 	if m.high != 0 {
-		for k := range 64 {
-			bit := uint64(1) << k
-			switch c := b[k]; {
-			case c&0xC0 == 0x80:
-				m.cont |= bit
-			case c >= 0xC2 && c <= 0xDF:
-				m.lead2 |= bit
-			case c >= 0xE1 && c <= 0xEF && c != 0xED:
-				m.lead3 |= bit
-			}
+		for k := 0; k < 64; k += 8 {
+			w := binary.LittleEndian.Uint64(b[k:])
+			m.cont |= packMSB(eqMask(w&(lsb*0xC0), 0x80)) << k
+			lead2 := eqMask(w&(lsb*0xE0), 0xC0) &^ (eqMask(w, 0xC0) | eqMask(w, 0xC1)) // 110xxxxx but C0, C1
+			m.lead2 |= packMSB(lead2) << k
+			lead3 := eqMask(w&(lsb*0xF0), 0xE0) &^ (eqMask(w, 0xE0) | eqMask(w, 0xED)) // 1110xxxx but E0, ED
+			m.lead3 |= packMSB(lead3) << k
 		}
 	}
 	return m
