@@ -54,12 +54,16 @@ type ToolCall struct {
 // ToolCalls returns the tool calls of an assistant message as the repair and
 // the pairing see them: object blocks of a ToolCallBlockTypes type with a
 // non-empty string id, in content order.
-func ToolCalls(msg *jsonl.Value) []ToolCall {
+func ToolCalls(msg *jsonl.Value) []ToolCall { return AppendToolCalls(nil, msg) }
+
+// AppendToolCalls appends the tool calls of an assistant message (see
+// ToolCalls) to out, for callers that collect the calls of many messages
+// in one list.
+func AppendToolCalls(out []ToolCall, msg *jsonl.Value) []ToolCall {
 	content := msg.Get("content")
 	if !content.IsArray() {
-		return nil
+		return out
 	}
-	var out []ToolCall
 	for i, it := range content.Items() {
 		b := &it.Value
 		if !IsToolCallType(BlockType(b)) {
