@@ -1,6 +1,10 @@
 package cmd
 
-import "runtime/debug"
+import (
+	"math"
+	"os"
+	"runtime/debug"
+)
 
 // readGCPercent is the collector's trigger while check (without
 // --provider) and the segmented replay read: collect when the heap has
@@ -34,4 +38,37 @@ const readGCPercent = 75
 func collectSooner() (restore func()) {
 	prev := debug.SetGCPercent(readGCPercent)
 	return func() { debug.SetGCPercent(prev) }
+}
+
+// collectNoneWhileLoading turns the collector off while replay loads a
+// session of size bytes (its records, tree and id index, which live until
+// the branch is planned: little of what the load allocates is garbage
+// before then), with a memory limit of twice the size plus 64 MiB as the
+// bound should a session make more than expected; the returned function
+// restores both settings, and the collector then frees the transcript the
+// stream lets go at once. Peak RSS and CPU time (user+sys) of
+// replay --provider anthropic --format json on the 200 MiB / 536k-line
+// session, 5 interleaved runs on a loaded 2-core machine: with the
+// collector on, 173 MiB and 2.24 CPU-s (median); off while loading,
+// 141 MiB and 2.17 CPU-s.
+// A session of unknown size loads with the collector on.
+func collectNoneWhileLoading(size int64) (restore func()) {
+	if size <= 0 || size > math.MaxInt64/4 {
+		return func() {}
+	}
+	prevLimit := debug.SetMemoryLimit(2*size + 64<<20)
+	prevPercent := debug.SetGCPercent(-1)
+	return func() {
+		debug.SetGCPercent(prevPercent)
+		debug.SetMemoryLimit(prevLimit)
+	}
+}
+
+// fileSize is f's size, or 0 when it cannot tell.
+func fileSize(f *os.File) int64 {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
