@@ -19,21 +19,40 @@ import (
 // display-only blocks (images, audio, attachments) and internal metadata are
 // stripped from what remains.
 func normalizeReplayContent(r *Run, msgs []Message) []Message {
-	out := make([]Message, 0, len(msgs))
+	var out []Message // a copy of msgs once a message changes or goes
 	for i := range msgs {
 		m := msgs[i]
+		keep := true
 		switch session.Role(&m.V) {
 		case session.RoleUser:
-			if sanitizeUserReplayContent(r, &m) {
-				out = append(out, m)
-			}
+			keep = sanitizeUserReplayContent(r, &m)
 		case session.RoleAssistant:
-			if normalizeAssistant(r, out, &m) {
-				out = append(out, m)
+			kept := out
+			if out == nil {
+				kept = msgs[:i]
 			}
-		default:
-			out = append(out, m)
+			keep = normalizeAssistant(r, kept, &m)
 		}
+		out = keepMessage(out, msgs, i, m, keep)
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+// keepMessage adds m, the edit of msgs[i], to out when keep is set, for a
+// step that copies msgs only once a message changes or goes: while out is
+// nil, msgs[:i] is the output so far.
+func keepMessage(out, msgs []Message, i int, m Message, keep bool) []Message {
+	if out == nil {
+		if keep && m == msgs[i] {
+			return nil
+		}
+		out = append(make([]Message, 0, len(msgs)), msgs[:i]...)
+	}
+	if keep {
+		out = append(out, m)
 	}
 	return out
 }

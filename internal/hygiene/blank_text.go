@@ -33,9 +33,10 @@ func imagePass(r *Run, msgs []Message) []Message {
 	// per-message pass below then only handles text.
 	sanitizeSessionImages(r, msgs)
 	r.phase = 2
-	out := make([]Message, 0, len(msgs)) // not msgs[:0]: msgs may be the caller's list
+	var out []Message // a copy of msgs (not msgs[:0]: msgs may be the caller's list) once a message changes or goes
 	for i := range msgs {
 		m := msgs[i]
+		keep := true
 		switch session.Role(&m.V) {
 		case session.RoleToolResult:
 			sanitizeResultContent(r, &m)
@@ -44,11 +45,12 @@ func imagePass(r *Run, msgs []Message) []Message {
 				sanitizeResultContent(r, &m)
 			}
 		case session.RoleAssistant:
-			if m.V.Get("content").IsArray() && !dropAssistantBlankText(r, &m, checkpoints[i]) {
-				continue
-			}
+			keep = !m.V.Get("content").IsArray() || dropAssistantBlankText(r, &m, checkpoints[i])
 		}
-		out = append(out, m)
+		out = keepMessage(out, msgs, i, m, keep)
+	}
+	if out == nil {
+		return msgs
 	}
 	return out
 }
