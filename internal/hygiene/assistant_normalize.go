@@ -19,43 +19,58 @@ import (
 // display-only blocks (images, audio, attachments) and internal metadata are
 // stripped from what remains.
 func normalizeReplayContent(r *Run, msgs []Message) []Message {
-	var out []Message // a copy of msgs once a message changes or goes
+	out := editedList{src: msgs}
 	for i := range msgs {
 		m := msgs[i]
-		keep := true
 		switch session.Role(&m.V) {
 		case session.RoleUser:
-			keep = sanitizeUserReplayContent(r, &m)
-		case session.RoleAssistant:
-			kept := out
-			if out == nil {
-				kept = msgs[:i]
+			if sanitizeUserReplayContent(r, &m) {
+				out.add(m)
 			}
-			keep = normalizeAssistant(r, kept, &m)
+		case session.RoleAssistant:
+			if normalizeAssistant(r, out.list(), &m) {
+				out.add(m)
+			}
+		default:
+			out.add(m)
 		}
-		out = keepMessage(out, msgs, i, m, keep)
 	}
-	if out == nil {
-		return msgs
-	}
-	return out
+	return out.list()
 }
 
-// keepMessage adds m, the edit of msgs[i], to out when keep is set, for a
-// step that copies msgs only once a message changes or goes: while out is
-// nil, msgs[:i] is the output so far.
-func keepMessage(out, msgs []Message, i int, m Message, keep bool) []Message {
-	if out == nil {
-		if keep && m == msgs[i] {
-			return nil
-		}
-		out = append(make([]Message, 0, len(msgs)), msgs[:i]...)
-	}
-	if keep {
-		out = append(out, m)
-	}
-	return out
+// editedList is the output of a step that passes most messages on as they
+// are: it copies the input list only once the output differs from it (a
+// message changed, gone or added), and is a prefix of the input until then.
+type editedList struct {
+	src    []Message // the step's input
+	out    []Message // the output once copied
+	n      int       // the output's length while it is src[:n]
+	copied bool
 }
+
+// add appends m to the output.
+func (l *editedList) add(m Message) {
+	if !l.copied {
+		if l.n < len(l.src) && l.src[l.n] == m {
+			l.n++
+			return
+		}
+		l.out = append(make([]Message, 0, len(l.src)+1), l.src[:l.n]...)
+		l.copied = true
+	}
+	l.out = append(l.out, m)
+}
+
+// list is the output so far.
+func (l *editedList) list() []Message {
+	if !l.copied {
+		return l.src[:l.n:l.n]
+	}
+	return l.out
+}
+
+// len is the output's length so far.
+func (l *editedList) len() int { return len(l.list()) }
 
 // normalizeAssistant normalises one assistant message in place and reports
 // whether it survives. out is the output so far (for the mirror-duplicate

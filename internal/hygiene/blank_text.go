@@ -33,10 +33,9 @@ func imagePass(r *Run, msgs []Message) []Message {
 	// per-message pass below then only handles text.
 	sanitizeSessionImages(r, msgs)
 	r.phase = 2
-	var out []Message // a copy of msgs (not msgs[:0]: msgs may be the caller's list) once a message changes or goes
+	out := editedList{src: msgs} // a copy of msgs (not msgs[:0]: msgs may be the caller's list) once it differs
 	for i := range msgs {
 		m := msgs[i]
-		keep := true
 		switch session.Role(&m.V) {
 		case session.RoleToolResult:
 			sanitizeResultContent(r, &m)
@@ -45,14 +44,13 @@ func imagePass(r *Run, msgs []Message) []Message {
 				sanitizeResultContent(r, &m)
 			}
 		case session.RoleAssistant:
-			keep = !m.V.Get("content").IsArray() || dropAssistantBlankText(r, &m, checkpoints[i])
+			if m.V.Get("content").IsArray() && !dropAssistantBlankText(r, &m, checkpoints[i]) {
+				continue
+			}
 		}
-		out = keepMessage(out, msgs, i, m, keep)
+		out.add(m)
 	}
-	if out == nil {
-		return msgs
-	}
-	return out
+	return out.list()
 }
 
 // sanitizeResultContent drops blank text from a toolResult or user content

@@ -333,7 +333,7 @@ func assemblePairing(r *Run, msgs []Message, frames []*pairingFrame, opts pairin
 	if text == "" {
 		text = defaultMissingToolResultText
 	}
-	out := make([]Message, 0, len(msgs))
+	out := editedList{src: msgs} // usually msgs as it is: no copy then
 	cursor := 0
 	unframed := func(end int) {
 		for ; cursor < end; cursor++ {
@@ -344,7 +344,7 @@ func assemblePairing(r *Run, msgs []Message, frames []*pairingFrame, opts pairin
 			case session.Role(&m.V) == session.RoleToolResult:
 				r.Record("tool-result-pairing/orphan", &m, "result for %s comes before any tool call: dropped", orUnknownID(session.ToolResultID(&m.V)))
 			default:
-				out = append(out, m)
+				out.add(m)
 			}
 		}
 	}
@@ -354,24 +354,24 @@ func assemblePairing(r *Run, msgs []Message, frames []*pairingFrame, opts pairin
 		if f.failed {
 			recordFailedFrame(r, msgs, f)
 		} else {
-			out = append(out, msgs[f.start])
-			mark := len(out)
+			out.add(msgs[f.start])
+			mark := out.len()
 			for _, o := range f.occs {
 				if o.result == nil {
 					r.Record("tool-result-pairing/synthetic", &msgs[f.start], "tool call %s has no result: synthetic result %q inserted", o.call.ID, text)
-					out = append(out, syntheticToolResult(r, o.call, text))
+					out.add(syntheticToolResult(r, o.call, text))
 					continue
 				}
-				out = append(out, *o.result)
+				out.add(*o.result)
 			}
-			recordReorderedResults(r, f, out[mark:])
+			recordReorderedResults(r, f, out.list()[mark:])
 		}
 		for _, i := range f.remainder {
-			out = append(out, msgs[i])
+			out.add(msgs[i])
 		}
 	}
 	unframed(len(msgs))
-	return out
+	return out.list()
 }
 
 // recordFailedFrame records the removal of a failed turn and its results.
