@@ -1,10 +1,6 @@
 package cmd
 
-import (
-	"math"
-	"os"
-	"runtime/debug"
-)
+import "runtime/debug"
 
 // readGCPercent is the collector's trigger while check (without
 // --provider) and the segmented replay read: collect when the heap has
@@ -40,35 +36,27 @@ func collectSooner() (restore func()) {
 	return func() { debug.SetGCPercent(prev) }
 }
 
-// collectNoneWhileLoading turns the collector off while replay loads a
-// session of size bytes (its records, tree and id index, which live until
-// the branch is planned: little of what the load allocates is garbage
-// before then), with a memory limit of twice the size plus 64 MiB as the
-// bound should a session make more than expected; the returned function
-// restores both settings, and the collector then frees the transcript the
-// stream lets go at once. Peak RSS and CPU time (user+sys) of
-// replay --provider anthropic --format json on the 200 MiB / 536k-line
-// session, 5 interleaved runs on a loaded 2-core machine: with the
-// collector on, 173 MiB and 2.24 CPU-s (median); off while loading,
-// 141 MiB and 2.17 CPU-s.
-// A session of unknown size loads with the collector on.
-func collectNoneWhileLoading(size int64) (restore func()) {
-	if size <= 0 || size > math.MaxInt64/4 {
-		return func() {}
-	}
-	prevLimit := debug.SetMemoryLimit(2*size + 64<<20)
-	prevPercent := debug.SetGCPercent(-1)
-	return func() {
-		debug.SetGCPercent(prevPercent)
-		debug.SetMemoryLimit(prevLimit)
-	}
-}
+// loadGCPercent is the collector's trigger while replay loads a session:
+// collect when the heap has grown by three times its live size. The load
+// keeps almost all it allocates (records, tree, id index) until the branch
+// is planned, and the stream then lets the transcript go: at Go's default
+// pace the heap reaches twice the transcript before the first collection
+// of the stream. Being proportional, the setting still bounds a load that
+// does make garbage (long lines). Peak RSS of replay --provider anthropic
+// --format json, two runs each on a loaded 2-core machine:
+//
+//	                               GOGC=100     300          collector off
+//	200 MiB / 536k-line session:   180-184 MiB  138 MiB      141 MiB
+//	100 MiB session, 4.8k lines:   41-46 MiB    51 MiB       59-62 MiB
+//
+// The CPU time of the first (user+sys, median of 5 interleaved runs) is
+// the same with 100 and 300 (2.08 and 2.09 s).
+const loadGCPercent = 300
 
-// fileSize is f's size, or 0 when it cannot tell.
-func fileSize(f *os.File) int64 {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
+// collectRarelyWhileLoading sets loadGCPercent; the returned function
+// restores the previous setting (the collector then frees the transcript
+// the replay's stream lets go).
+func collectRarelyWhileLoading() (restore func()) {
+	prev := debug.SetGCPercent(loadGCPercent)
+	return func() { debug.SetGCPercent(prev) }
 }
