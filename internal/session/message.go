@@ -66,17 +66,37 @@ func AppendToolCalls(out []ToolCall, msg *jsonl.Value) []ToolCall {
 	}
 	for i, it := range content.Items() {
 		b := &it.Value
-		if !IsToolCallType(BlockType(b)) {
-			continue
+		if id, ok := toolCallID(b); ok {
+			name, hasName := b.GetStr("name")
+			out = append(out, ToolCall{Index: i, ID: id, Name: name, HasName: hasName})
 		}
-		id, ok := b.GetStr("id")
-		if !ok || id == "" {
-			continue
-		}
-		name, hasName := b.GetStr("name")
-		out = append(out, ToolCall{Index: i, ID: id, Name: name, HasName: hasName})
 	}
 	return out
+}
+
+// HasToolCalls reports whether an assistant message has a tool call (see
+// ToolCalls), without listing them.
+func HasToolCalls(msg *jsonl.Value) bool {
+	content := msg.Get("content")
+	if !content.IsArray() {
+		return false
+	}
+	for _, it := range content.Items() {
+		if _, ok := toolCallID(&it.Value); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// toolCallID is the id of a content block that is a tool call: an object
+// of a ToolCallBlockTypes type with a non-empty string id.
+func toolCallID(b *jsonl.Value) (string, bool) {
+	if !IsToolCallType(BlockType(b)) {
+		return "", false
+	}
+	id, ok := b.GetStr("id")
+	return id, ok && id != ""
 }
 
 // ToolResultIDKeys are the fields a tool result may carry its call id in,
