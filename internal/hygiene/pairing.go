@@ -142,9 +142,18 @@ func (p *pairingRoom) grow(frames, calls int) {
 	}
 }
 
+// maxPairingRoom is the most call occurrences a pairingRoom keeps room for
+// after a pass: a segment's worth, not a whole-list replay's.
+const maxPairingRoom = 1 << 16
+
 // release lets go of what the last pass's frames point to (messages,
-// results): its frames stay as room, their lists empty.
+// results): its frames stay as room, their lists empty; a room grown past
+// maxPairingRoom goes.
 func (p *pairingRoom) release() {
+	if cap(p.occs) > maxPairingRoom || cap(p.store) > maxPairingRoom {
+		*p = pairingRoom{}
+		return
+	}
 	for i := range p.store[:len(p.starts)] {
 		f := &p.store[i]
 		clear(f.unclaimed)

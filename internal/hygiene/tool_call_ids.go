@@ -203,8 +203,8 @@ type toolIDResolver struct {
 	preserveNative bool
 	openAIStyle    bool
 	// ids holds what the resolver knows of an id, raw or handed out: one
-	// map, read and written once per tool call (a session has a hundred
-	// thousand), with values the collector need not scan.
+	// map, read and written once per tool call (a session may have a
+	// hundred thousand).
 	ids     map[string]idState
 	pending map[string][]string
 }
