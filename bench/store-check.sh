@@ -31,7 +31,9 @@
 #   OPENCLAW_ORACLE_DIR is the installed oracle (default /tmp/oracle).
 #   OPENCLAW_BENCH_DIR keeps the generated store (default
 #   ${TMPDIR:-/tmp}/store-check-bench-SIZE_MIB). BIN is the binary to time
-#   (default: built from this tree).
+#   (default: built from this tree). BIN_OLD, when set, is a second binary
+#   whose export and check runs are interleaved with BIN's (alternating
+#   which goes first) and compared with them at the end.
 set -eu
 cd "$(dirname "$0")/.."
 size="${1:-200}"
@@ -43,6 +45,7 @@ mkdir -p "$dir"
 work="$(mktemp -d "${TMPDIR:-/tmp}/store-check.XXXXXX")"
 trap 'rm -rf "$work"' EXIT INT TERM
 bin=$(bench_binary "$work/openclaw-doctor" .)
+old="${BIN_OLD:-}"
 state="$dir/state"
 db="$state/agents/main/agent/openclaw-agent.sqlite"
 key=agent:main:main
@@ -77,10 +80,21 @@ cat "$db"* "$work/export.jsonl" >/dev/null # warm the page cache
 : >"$work/check"
 : >"$work/check-noindex"
 : >"$work/check-file"
+: >"$work/old-export"
+: >"$work/old-check"
+# old_runs: BIN_OLD's export and check, when it is set.
+old_runs() {
+	if [ -n "$old" ]; then
+		bench_time "$work/old-export" "$old" export --session "$key" "$state"
+		bench_time "$work/old-check" "$old" check --session "$key" "$state" || true
+	fi
+}
 i=0
 while [ "$i" -lt "$runs" ]; do
+	if [ $((i % 2)) -eq 1 ]; then old_runs; fi
 	bench_time "$work/export" "$bin" export --session "$key" "$state"
 	bench_time "$work/check" "$bin" check --session "$key" "$state" || true
+	if [ $((i % 2)) -eq 0 ]; then old_runs; fi
 	bench_time "$work/check-noindex" "$bin" check --skip store/identity-mismatch,store/active-event-missing --session "$key" "$state" || true
 	bench_time "$work/check-file" "$bin" check "$work/export.jsonl" || true
 	i=$((i + 1))
@@ -118,3 +132,7 @@ awk -v size="$size" -v bytes="$bytes" -v events="$events" -v largest="$largest" 
 	limit = 64 + largest / 1048576
 	printf "peak RSS: export %.1f MiB, check %.1f MiB, goal <= %.1f MiB (64 MiB + the largest event)\n", er / 1024, cr / 1024, limit
 }'
+if [ -n "$old" ]; then
+	bench_compare "export (store)" "$work/old-export" "$work/export"
+	bench_compare "check (store)" "$work/old-check" "$work/check"
+fi

@@ -117,8 +117,8 @@ func databaseAt(path string) store.AgentDatabase {
 }
 
 // findStoreSession opens the databases of the agent (all without one) and
-// returns the one database, still open, that has the session. name
-// prefixes its errors.
+// returns the one database, still open, that has the session, and its
+// window, without its counts (store.DB.Locate). name prefixes its errors.
 func findStoreSession(ctx context.Context, name string, dbs []store.AgentDatabase, agent, ref string) (*store.DB, store.Window, error) {
 	var (
 		found  *store.DB
@@ -136,7 +136,7 @@ func findStoreSession(ctx context.Context, name string, dbs []store.AgentDatabas
 			}
 			return nil, window, &unreadableError{err: fmt.Errorf("%s: %w", name, err)}
 		}
-		w, err := db.Find(ctx, ref)
+		w, err := db.Locate(ctx, ref)
 		switch {
 		case errors.Is(err, store.ErrNoSession):
 			db.Close()

@@ -315,17 +315,22 @@ func serialSize(t uint64) (int, bool) {
 }
 
 // parse decodes the header of the record in data.
-func (r *record) parse(data []byte) error {
+func (r *record) parse(data []byte) error { return r.parseHead(data, len(data)) }
+
+// parseHead decodes the header of a record of total bytes of which data
+// is the start (the part in its cell): the header must lie in data, the
+// values may lie past it (then [record.has] is false for them).
+func (r *record) parseHead(data []byte, total int) error {
 	r.data, r.types, r.offs = data, r.types[:0], r.offs[:0]
 	hsize, n := varint(data, 0)
-	if n == 0 || hsize < uint64(n) || hsize > uint64(len(data)) {
+	if n == 0 || hsize < uint64(n) || hsize > uint64(len(data)) || len(data) > total {
 		return btreeErrorf("record header")
 	}
 	body := int(hsize)
 	for i := n; i < int(hsize); {
 		t, k := varint(data[:hsize], i)
 		size, ok := serialSize(t)
-		if k == 0 || !ok || body+size > len(data) {
+		if k == 0 || !ok || body+size > total {
 			return btreeErrorf("record column %d", len(r.types))
 		}
 		r.types = append(r.types, t)
@@ -334,6 +339,12 @@ func (r *record) parse(data []byte) error {
 		i += k
 	}
 	return nil
+}
+
+// has reports whether column i's value lies in r.data.
+func (r *record) has(i int) bool {
+	size, _ := serialSize(r.types[i])
+	return r.offs[i]+size <= len(r.data)
 }
 
 // null reports whether column i is NULL.

@@ -171,16 +171,35 @@ func (c *indexCursor) descend(n uint32) error {
 	return nil
 }
 
-// tableTree finds rows of a table b-tree by rowid; the last leaf read
-// stays in memory, so rows read in rowid order cost one read per leaf.
+// tableTree finds rows of a table b-tree by rowid. Rows read in rowid
+// order cost one page read per leaf and almost no search: the last
+// descent is remembered (each interior page's chosen child and the rowids
+// that child covers), so a rowid the same child covers skips that page's
+// search; and a leaf is first tried at the cell after the last one found.
+// Both give the cell a search from the root gives, because the pages are
+// read once and their rowids are checked to be in order when loaded.
 type tableTree struct {
 	p       *pager
 	root    uint32
 	buf     []byte // interior pages beyond the cache
+	path    []treeStep
 	leaf    page
+	at      int // the leaf cell found last
 	leafBuf []byte
 	scratch []byte
 	row     []byte // the current row's record
+}
+
+// treeStep is one interior page of the last descent: the child taken and
+// the rowids it covers, (lo, hi] (hasLo, hasHi false: unbounded).
+type treeStep struct {
+	n, child     uint32
+	lo, hi       int64
+	hasLo, hasHi bool
+}
+
+func (s *treeStep) covers(rowid int64) bool {
+	return (!s.hasLo || rowid > s.lo) && (!s.hasHi || rowid <= s.hi)
 }
 
 func newTableTree(p *pager, root uint32) *tableTree {
@@ -189,17 +208,33 @@ func newTableTree(p *pager, root uint32) *tableTree {
 
 // find reads the record of rowid into t.row.
 func (t *tableTree) find(rowid int64) ([]byte, error) {
+	off, size, err := t.locate(rowid)
+	if err != nil {
+		return nil, err
+	}
+	t.row, err = t.p.payload(t.row[:0], &t.leaf, off, size, false, t.scratch)
+	return t.row, err
+}
+
+// locate finds rowid's cell in its leaf (t.leaf): the offset of its
+// payload and the payload's size.
+func (t *tableTree) locate(rowid int64) (off, size int, err error) {
 	n := t.root
 	for depth := 0; ; depth++ {
 		if depth >= maxTreeDepth {
-			return nil, btreeErrorf("table deeper than %d pages", maxTreeDepth)
+			return 0, 0, btreeErrorf("table deeper than %d pages", maxTreeDepth)
 		}
+		if depth < len(t.path) && t.path[depth].n == n && t.path[depth].covers(rowid) {
+			n = t.path[depth].child
+			continue
+		}
+		t.path = t.path[:min(depth, len(t.path))]
 		if n == t.leaf.n && t.leaf.kind == pageTableLeaf {
 			return t.inLeaf(rowid)
 		}
 		var pg page
 		if err := t.p.load(n, t.buf, &pg); err != nil {
-			return nil, err
+			return 0, 0, err
 		}
 		switch pg.kind {
 		case pageTableLeaf:
@@ -207,73 +242,116 @@ func (t *tableTree) find(rowid int64) ([]byte, error) {
 				copy(t.leafBuf, t.buf)
 				pg.data = t.leafBuf[:t.p.pageSize]
 			}
-			t.leaf = pg
+			t.leaf, t.at = pg, -1
 			return t.inLeaf(rowid)
 		case pageTableInterior:
 		default:
-			return nil, btreeErrorf("page %d of a table has type 0x%02x", n, pg.kind)
+			return 0, 0, btreeErrorf("page %d of a table has type 0x%02x", n, pg.kind)
 		}
-		i, err := t.childFor(&pg, rowid)
+		step, err := t.childFor(&pg, rowid)
 		if err != nil {
-			return nil, err
+			return 0, 0, err
 		}
-		if n, err = pg.child(i, t.p.usable); err != nil {
-			return nil, err
-		}
+		t.path = append(t.path, step)
+		n = step.child
 	}
 }
 
-// childFor is the child of an interior page that holds rowid: the first
-// cell whose key is at least rowid, else the right-most child.
-func (t *tableTree) childFor(pg *page, rowid int64) (int, error) {
-	lo, hi := 0, pg.cells
-	for lo < hi {
-		mid := (lo + hi) / 2
-		off, err := pg.cell(mid, t.p.usable)
+// childFor is the step of an interior page toward rowid: the first cell
+// whose key is at least rowid, else the right-most child, with the keys
+// around it.
+func (t *tableTree) childFor(pg *page, rowid int64) (treeStep, error) {
+	key := func(i int) (int64, error) {
+		off, err := pg.cell(i, t.p.usable)
 		if err != nil {
 			return 0, err
 		}
-		key, k := varint(pg.data[:t.p.usable], off+4)
-		if k == 0 {
-			return 0, btreeErrorf("page %d: cell %d", pg.n, mid)
+		k, n := varint(pg.data[:t.p.usable], off+4)
+		if n == 0 {
+			return 0, btreeErrorf("page %d: cell %d", pg.n, i)
 		}
-		if int64(key) < rowid {
+		return int64(k), nil
+	}
+	lo, hi := 0, pg.cells
+	for lo < hi {
+		mid := (lo + hi) / 2
+		k, err := key(mid)
+		if err != nil {
+			return treeStep{}, err
+		}
+		if k < rowid {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	return lo, nil
+	step := treeStep{n: pg.n}
+	var err error
+	if lo > 0 {
+		step.hasLo = true
+		if step.lo, err = key(lo - 1); err != nil {
+			return step, err
+		}
+	}
+	if lo < pg.cells {
+		step.hasHi = true
+		if step.hi, err = key(lo); err != nil {
+			return step, err
+		}
+	}
+	step.child, err = pg.child(lo, t.p.usable)
+	return step, err
 }
 
-// inLeaf reads rowid's record from the current leaf.
-func (t *tableTree) inLeaf(rowid int64) ([]byte, error) {
+// leafKey is the rowid of leaf cell i, the offset of its payload and the
+// payload's size.
+func (t *tableTree) leafKey(i int) (rowid int64, off, size int, err error) {
 	pg := &t.leaf
 	data := pg.data[:t.p.usable]
+	at, err := pg.cell(i, t.p.usable)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	n, k := varint(data, at)
+	key, k2 := varint(data, at+k)
+	if k == 0 || k2 == 0 {
+		return 0, 0, 0, btreeErrorf("page %d: cell %d", pg.n, i)
+	}
+	return int64(key), at + k + k2, int(n), nil
+}
+
+// inLeaf finds rowid's cell in the current leaf, trying the cell after the
+// last one found first.
+func (t *tableTree) inLeaf(rowid int64) (off, size int, err error) {
+	pg := &t.leaf
+	if next := t.at + 1; next < pg.cells {
+		key, off, size, err := t.leafKey(next)
+		if err != nil {
+			return 0, 0, err
+		}
+		if key == rowid {
+			t.at = next
+			return off, size, nil
+		}
+	}
 	lo, hi := 0, pg.cells
 	for lo < hi {
 		mid := (lo + hi) / 2
-		off, err := pg.cell(mid, t.p.usable)
+		key, off, size, err := t.leafKey(mid)
 		if err != nil {
-			return nil, err
-		}
-		size, k := varint(data, off)
-		key, k2 := varint(data, off+k)
-		if k == 0 || k2 == 0 {
-			return nil, btreeErrorf("page %d: cell %d", pg.n, mid)
+			return 0, 0, err
 		}
 		switch {
-		case int64(key) < rowid:
+		case key < rowid:
 			lo = mid + 1
-		case int64(key) > rowid:
+		case key > rowid:
 			hi = mid
 		default:
-			var err error
-			t.row, err = t.p.payload(t.row[:0], pg, off+k+k2, int(size), false, t.scratch)
-			return t.row, err
+			t.at = mid
+			return off, size, nil
 		}
 	}
-	return nil, btreeErrorf("rowid %d not in table page %d", rowid, pg.n)
+	return 0, 0, btreeErrorf("rowid %d not in table page %d", rowid, pg.n)
 }
 
 // rowidOf is the rowid of an index entry: its last column, an integer.

@@ -10,7 +10,8 @@ import (
 )
 
 // fastTree is an ordered walk the fast path can make: a rowid table, an
-// index on (session_id, seq) of it, and the table's column numbers.
+// index on (session_id, seq) of it, and the table's column numbers; or
+// (table 0) the index alone.
 type fastTree struct {
 	table, index uint32 // root pages
 	cols         map[string]int
@@ -23,6 +24,10 @@ type fastPath struct {
 	pager      *pager
 	events     *fastTree // transcript_events
 	identities *fastTree // transcript_event_identities
+	// active is the index on (session_id, event_seq) of
+	// session_transcript_active_events, walked alone (no table: its
+	// entries hold all the walk reads).
+	active *fastTree
 }
 
 // openFastPath decides, inside the read transaction, whether the b-trees
@@ -51,7 +56,12 @@ func (s *DB) openFastPath(ctx context.Context, abs string) *fastPath {
 	fp := &fastPath{pager: p}
 	fp.events = s.findTree(ctx, "transcript_events", "seq", []string{"session_id", "seq", "event_json", "event_zstd", "event_utf8_bytes"})
 	fp.identities = s.findTree(ctx, "transcript_event_identities", "seq", []string{"session_id", "seq", "event_id", "parent_id"})
-	if fp.events == nil && fp.identities == nil {
+	if s.tables["session_transcript_active_events"] {
+		if root := s.findIndex(ctx, "session_transcript_active_events", "event_seq"); root != 0 {
+			fp.active = &fastTree{index: root}
+		}
+	}
+	if fp.events == nil && fp.identities == nil && fp.active == nil {
 		return nil
 	}
 	return fp
@@ -160,47 +170,24 @@ type treeWalk struct {
 	tab       *tableTree
 	row       record
 	order     int64 // the current row's order column (from the index)
+	rowid     int64 // the current row's rowid
 	started   bool
 	done      bool
 }
 
 func (fp *fastPath) walk(t *fastTree, sessionID string) *treeWalk {
-	return &treeWalk{tree: t, sessionID: []byte(sessionID), idx: newIndexCursor(fp.pager), tab: newTableTree(fp.pager, t.table)}
+	w := &treeWalk{tree: t, sessionID: []byte(sessionID), idx: newIndexCursor(fp.pager)}
+	if t.table != 0 {
+		w.tab = newTableTree(fp.pager, t.table)
+	}
+	return w
 }
 
 // next reads the next row of the session into w.row; false at the end.
 func (w *treeWalk) next() (bool, error) {
-	if w.done {
-		return false, nil
-	}
-	if !w.started {
-		w.started = true
-		if err := w.idx.seek(w.tree.index, w.sessionID); err != nil {
-			return false, err
-		}
-	}
-	ok, err := w.idx.next()
-	if err != nil || !ok {
-		w.done = !ok
+	rowid, ok, err := w.nextEntry()
+	if !ok || err != nil {
 		return false, err
-	}
-	// As SQLite's index scan for session_id = ?: from the seek position,
-	// every entry up to the first whose session_id is greater; the order
-	// column comes from the index, the other columns from the row.
-	r := &w.idx.rec
-	if len(r.types) != 3 {
-		return false, btreeErrorf("index entry shape")
-	}
-	if c, err := compareFirst(r, w.sessionID); err != nil {
-		return false, err
-	} else if c > 0 {
-		w.done = true
-		return false, nil
-	}
-	order, ok1 := r.int(1)
-	rowid, ok2 := rowidOf(r)
-	if !ok1 || !ok2 {
-		return false, btreeErrorf("index entry types")
 	}
 	data, err := w.tab.find(rowid)
 	if err != nil {
@@ -212,8 +199,78 @@ func (w *treeWalk) next() (bool, error) {
 	if len(w.row.types) <= w.tree.need {
 		return false, btreeErrorf("row %d has %d columns", rowid, len(w.row.types))
 	}
-	w.order = order
 	return true, nil
+}
+
+// head reads the record header of the row of the current index entry
+// into w.row, with the values its cell holds (see [record.parseHead]).
+func (w *treeWalk) head() error {
+	off, size, err := w.tab.locate(w.rowid)
+	if err != nil {
+		return err
+	}
+	local := w.tab.p.localPayload(size, false)
+	if off+local > w.tab.p.usable {
+		return btreeErrorf("page %d: payload runs past the page", w.tab.leaf.n)
+	}
+	if err := w.row.parseHead(w.tab.leaf.data[off:off+local], size); err != nil {
+		return err
+	}
+	if len(w.row.types) <= w.tree.need {
+		return btreeErrorf("row %d has %d columns", w.rowid, len(w.row.types))
+	}
+	return nil
+}
+
+// full reads the whole record of the row head read into w.row.
+func (w *treeWalk) full() error {
+	off, size, err := w.tab.locate(w.rowid)
+	if err == nil {
+		w.tab.row, err = w.tab.p.payload(w.tab.row[:0], &w.tab.leaf, off, size, false, w.tab.scratch)
+	}
+	if err != nil {
+		return err
+	}
+	return w.row.parse(w.tab.row)
+}
+
+// nextEntry moves to the session's next index entry: its rowid, with its
+// order column in w.order; false at the end.
+func (w *treeWalk) nextEntry() (rowid int64, ok bool, err error) {
+	if w.done {
+		return 0, false, nil
+	}
+	if !w.started {
+		w.started = true
+		if err := w.idx.seek(w.tree.index, w.sessionID); err != nil {
+			return 0, false, err
+		}
+	}
+	ok, err = w.idx.next()
+	if err != nil || !ok {
+		w.done = !ok
+		return 0, false, err
+	}
+	// As SQLite's index scan for session_id = ?: from the seek position,
+	// every entry up to the first whose session_id is greater; the order
+	// column comes from the index, the other columns from the row.
+	r := &w.idx.rec
+	if len(r.types) != 3 {
+		return 0, false, btreeErrorf("index entry shape")
+	}
+	if c, err := compareFirst(r, w.sessionID); err != nil {
+		return 0, false, err
+	} else if c > 0 {
+		w.done = true
+		return 0, false, nil
+	}
+	order, ok1 := r.int(1)
+	rowid, ok2 := rowidOf(r)
+	if !ok1 || !ok2 {
+		return 0, false, btreeErrorf("index entry types")
+	}
+	w.order, w.rowid = order, rowid
+	return rowid, true, nil
 }
 
 // compareFirst compares an index entry's first column with a TEXT key as

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -12,9 +13,10 @@ import (
 	"testing"
 )
 
-// readAll exports every session of the database at path with the index
-// checks, through the fast path or (fast false) through the driver alone,
-// and returns everything a caller sees: the text, the faults and errors.
+// readAll counts and exports every session of the database at path with
+// the index checks, through the fast path or (fast false) through the
+// driver alone, and returns everything a caller sees: the counts, the
+// text, the seqs of a few lines, the faults and errors.
 func readAll(t *testing.T, path string, fast bool) (string, bool) {
 	t.Helper()
 	ctx := context.Background()
@@ -33,7 +35,7 @@ func readAll(t *testing.T, path string, fast bool) (string, bool) {
 		return "windows: " + err.Error(), took
 	}
 	for _, w := range ws {
-		out.WriteString("session " + w.SessionID + "\n")
+		fmt.Fprintf(&out, "session %s: %d events, seq <= %d, %d bytes\n", w.SessionID, w.Events, w.MaxSeq, w.Bytes)
 		r, err := db.CheckedReader(ctx, w.SessionID, IdentityMismatch, ActiveEventMissing)
 		if err != nil {
 			out.WriteString("reader: " + err.Error() + "\n")
@@ -51,6 +53,9 @@ func readAll(t *testing.T, path string, fast bool) (string, bool) {
 			out.WriteString("faults: " + err.Error() + "\n")
 		}
 		r.Close()
+		last := int(w.Events)
+		seqs, err := db.Seqs(ctx, w.SessionID, []int{last + 1, 1, last, (last + 1) / 2, 1})
+		fmt.Fprintf(&out, "seqs %v %v\n", seqs, err)
 	}
 	return out.String(), took
 }
@@ -162,4 +167,43 @@ func reportsDamage(out string) bool {
 		}
 	}
 	return false
+}
+
+// TestEstimate: Estimate gives the events and highest seq Windows counts,
+// a size within a factor of two of its size (exact for the first 1,024
+// rows, then read from every 64th row), and through the driver exactly
+// its figures.
+func TestEstimate(t *testing.T) {
+	ctx := context.Background()
+	for _, path := range committedDatabases(t) {
+		db, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := db.Windows(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fast := range []bool{true, false} {
+			if !fast {
+				db.fast = nil
+			}
+			for _, w := range ws {
+				got, err := db.Estimate(ctx, w.SessionID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ok := got.Events == w.Events && got.MaxSeq == w.MaxSeq
+				if fast {
+					ok = ok && (w.Bytes == 0) == (got.Bytes == 0) && got.Bytes <= 2*w.Bytes && w.Bytes <= 2*got.Bytes
+				} else {
+					ok = ok && got.Bytes == w.Bytes
+				}
+				if !ok {
+					t.Errorf("%s %s (fast path %v): estimate %+v, count %+v", path, w.SessionID, fast, got, w.Transcript)
+				}
+			}
+		}
+		db.Close()
+	}
 }

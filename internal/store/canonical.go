@@ -2,6 +2,8 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -28,13 +30,13 @@ type topField struct {
 	text                       []byte
 }
 
-// str is the field as [jsonl.Field.Str] reports it; ok is false for a
-// missing or non-string member.
-func (f topField) str() (string, bool) {
+// bytes is the field's string as [jsonl.Field.Str] reports it; ok is
+// false (and the text empty) for a missing or non-string member.
+func (f topField) bytes() ([]byte, bool) {
 	if !f.present || !f.isString {
-		return "", false
+		return nil, false
 	}
-	return string(f.text), true
+	return f.text, true
 }
 
 // canonScanner checks rows for canonical form; it is reused from row to
@@ -195,6 +197,16 @@ func (c *canonScanner) after(closing byte) (more, ok bool) {
 func (c *canonScanner) str() (escaped, ok bool) {
 	d := c.d
 	for i := c.i + 1; i < len(d); {
+		if i+8 <= len(d) {
+			// Eight bytes at a time up to the first that ends the string,
+			// escapes or is a control character.
+			m := specialBytes(binary.LittleEndian.Uint64(d[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8
+		}
 		b := d[i]
 		switch {
 		case b == '"':
@@ -224,6 +236,21 @@ func (c *canonScanner) str() (escaped, ok bool) {
 	}
 	return false, false
 }
+
+// specialBytes flags (in its high bit) each byte of x, eight bytes of a
+// string in little-endian order, that is '"', '\\' or below 0x20. The
+// lowest flag is exact (a higher one may be a borrow's): its byte is the
+// first such byte.
+func specialBytes(x uint64) uint64 {
+	return below(x^(ones*'"'), 1) | below(x^(ones*'\\'), 1) | below(x, 0x20)
+}
+
+// ones has a 1 in each byte.
+const ones = 0x0101010101010101
+
+// below flags (in its high bit) each byte of x below n (n <= 0x80); the
+// lowest flag is exact.
+func below(x uint64, n byte) uint64 { return (x - ones*uint64(n)) & ^x & (ones * 0x80) }
 
 // shortControlEscape reports the hex digits h of a \u escape that
 // JSON.stringify writes: a control character without a short escape, in

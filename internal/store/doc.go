@@ -37,7 +37,14 @@
 //     another as OpenClaw links them in memory.
 //   - Bounded memory. Rows are streamed: memory grows with the largest
 //     event, never with the session (the index checks keep at most 1,000
-//     faults of each kind per session).
+//     faults of each kind per session). An export reads its rows on a
+//     goroutine of its own, a few batches of 256 KiB ahead of the text it
+//     yields; a [DB] must not be used while one of its exports is open.
+//   - Direct reads. When SQLite itself reads only the main database file
+//     (no -wal content), the ordered walks (events, identity rows, active
+//     events) and the counts read the b-trees of that file directly, with
+//     pread and without the SQL engine; anything unexpected hands the rest
+//     to the driver, which decides (docs/store.md).
 //   - Copied rows. A row already in the form JSON.stringify writes (as
 //     OpenClaw writes every row) is proven so by one scan and copied; only
 //     other rows are parsed and written again.

@@ -325,12 +325,15 @@ func invalidUTF8At(b []byte) error {
 	return nil
 }
 
-func (r *Rows) fault(f Fault, err error) error {
-	line := r.ev.Line
+func (r *Rows) fault(f Fault, err error) error { return r.faultAt(r.ev, f, err) }
+
+// faultAt is the error of event ev, read by r, that cannot be read.
+func (r *Rows) faultAt(ev Event, f Fault, err error) error {
+	line := ev.Line
 	if r.lineOf != nil {
-		line = r.lineOf(r.ev.Seq)
+		line = r.lineOf(ev.Seq)
 	}
-	return &RowError{Path: r.db.path, SessionID: r.sessionID, Seq: r.ev.Seq, Line: line, Fault: f, Err: err}
+	return &RowError{Path: r.db.path, SessionID: r.sessionID, Seq: ev.Seq, Line: line, Fault: f, Err: err}
 }
 
 // decoder is the database's zstd decoder, synchronous (one goroutine).

@@ -9,26 +9,46 @@ import (
 
 // ExportReader is a session's export as a stream: the JSONL text OpenClaw
 // writes for it, produced one event at a time.
+//
+// An export (not a view) reads its rows on a goroutine of its own, which
+// hands them on in batches, in seq order, through a bounded channel
+// (rowPipe), while the caller's goroutine proves each row canonical (or
+// writes it again) and checks it against its identity row: reading the
+// b-trees and checking the text then share two cores. Memory stays
+// bounded by a few batches.
 type ExportReader struct {
 	ctx    context.Context
 	rows   *Rows
 	parser jsonl.Parser
 	canon  canonScanner
-	line   []byte // the current line with its "\n"
-	off    int    // read position in line
+	out    []byte // the lines being read: buf, or a run of a batch's lines
+	off    int    // read position in out
+	buf    []byte // a line written here
 	err    error  // sticky: io.EOF at the end
 	lines  int64
 	edit   func(seq int64, v *jsonl.Value) // a view's edits, nil for an export
+	// pipe reads the rows of an export; nil: the rows are read here.
+	pipe *rowPipe
+	cur  *rowBatch // the batch being written
+	at   int       // its next event
 }
 
 // Reader starts the export of sessionID (a session id, not a key). Close it
-// when done; the DB stays open.
+// when done; the DB stays open, but is not to be used until Close.
 func (s *DB) Reader(ctx context.Context, sessionID string) (*ExportReader, error) {
 	rows, err := s.Events(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	return &ExportReader{ctx: ctx, rows: rows}, nil
+	return newExportReader(ctx, rows), nil
+}
+
+// newExportReader starts the export of rows, their reading on a goroutine
+// of its own.
+func newExportReader(ctx context.Context, rows *Rows) *ExportReader {
+	r := &ExportReader{ctx: ctx, rows: rows}
+	r.pipe = startRowPipe(rows)
+	return r
 }
 
 // Export writes the export of sessionID to w and returns the number of
@@ -45,8 +65,8 @@ func (s *DB) Export(ctx context.Context, sessionID string, w io.Writer) (lines, 
 	return r.lines, bytes, err
 }
 
-// next fills r.line with the next event's line; it returns false at the
-// end or on an error, leaving r.err set.
+// next fills r.out with the next lines; it returns false at the end or
+// on an error, leaving r.err set.
 func (r *ExportReader) next() bool {
 	if r.err != nil {
 		return false
@@ -55,6 +75,9 @@ func (r *ExportReader) next() bool {
 		r.err = err
 		return false
 	}
+	if r.pipe != nil {
+		return r.nextRun()
+	}
 	if !r.rows.Next() {
 		r.err = r.rows.Err()
 		if r.err == nil {
@@ -62,53 +85,115 @@ func (r *ExportReader) next() bool {
 		}
 		return false
 	}
+	var row identity
+	if r.rows.index != nil {
+		row = r.rows.index.cur
+	}
 	ev := r.rows.Event()
+	if r.canonical(ev, row) {
+		r.buf = append(append(r.buf[:0], ev.Text...), '\n')
+		r.out, r.off = r.buf, 0
+		r.lines++
+		return true
+	}
+	return r.rewrite(ev, row)
+}
+
+// canonical reports whether the event's line is its stored text (see
+// below), after checking the event against its identity row if so.
+func (r *ExportReader) canonical(ev Event, row identity) bool {
 	// OpenClaw exports JSON.stringify(JSON.parse(text)); its own rows are
 	// already in that form (then the line is the row), but a row written
 	// otherwise is normalised.
-	if r.edit == nil && r.canon.canonicalText(ev.Text) && !r.canon.id.escaped && !r.canon.parent.escaped {
-		if r.rows.index != nil { // the stored event
-			r.rows.index.checkIdentity(ev, r.canon.id, r.canon.parent)
-		}
-		r.line = append(append(r.line[:0], ev.Text...), '\n')
-	} else {
-		v, err := r.parser.ParseOwned(ev.Text)
-		if err != nil {
-			r.err = r.rows.fault(FaultJSON, err)
-			return false
-		}
-		if r.rows.index != nil { // the stored event, before any view's edits
-			r.rows.index.checkIdentity(ev, valueField(&v, "id"), valueField(&v, "parentId"))
-		}
-		if r.edit != nil {
-			r.edit(ev.Seq, &v)
-		}
-		r.line = append(jsonl.AppendJSON(r.line[:0], &v), '\n')
+	if r.edit != nil || !r.canon.canonicalText(ev.Text) || r.canon.id.escaped || r.canon.parent.escaped {
+		return false
 	}
-	r.off = 0
+	if r.rows.index != nil { // the stored event
+		r.rows.index.checkIdentity(ev, row, r.canon.id, r.canon.parent)
+	}
+	return true
+}
+
+// rewrite makes r.out the line of an event that is not canonical: its
+// text parsed and written again (with a view's edits).
+func (r *ExportReader) rewrite(ev Event, row identity) bool {
+	v, err := r.parser.ParseOwned(ev.Text)
+	if err != nil {
+		r.err = r.rows.faultAt(ev, FaultJSON, err)
+		return false
+	}
+	if r.rows.index != nil { // the stored event, before any view's edits
+		r.rows.index.checkIdentity(ev, row, valueField(&v, "id"), valueField(&v, "parentId"))
+	}
+	if r.edit != nil {
+		r.edit(ev.Seq, &v)
+	}
+	r.buf = append(jsonl.AppendJSON(r.buf[:0], &v), '\n')
+	r.out, r.off = r.buf, 0
 	r.lines++
 	return true
+}
+
+// nextRun makes r.out the lines of the piped events up to the next one
+// that is not canonical or the batch's end: the batch's own bytes, where
+// each text is followed by its "\n". An event that is not canonical is
+// written again on its own.
+func (r *ExportReader) nextRun() bool {
+	for r.cur == nil || r.at == len(r.cur.evs) {
+		if r.cur != nil {
+			if r.cur.err != nil {
+				r.err = r.cur.err
+				return false
+			}
+			r.pipe.recycle(r.cur)
+		}
+		select {
+		case r.cur = <-r.pipe.full:
+			r.at = 0
+		case <-r.ctx.Done():
+			r.cur, r.err = nil, r.ctx.Err()
+			return false
+		}
+	}
+	b := r.cur
+	start := b.evs[r.at].start
+	end := start
+	for ; r.at < len(b.evs); r.at++ {
+		ev, row := b.event(r.at)
+		if !r.canonical(ev, row) {
+			break
+		}
+		end = b.evs[r.at].end + 1
+		r.lines++
+	}
+	if end > start {
+		r.out, r.off = b.data[start:end], 0
+		return true
+	}
+	ev, row := b.event(r.at)
+	r.at++
+	return r.rewrite(ev, row)
 }
 
 // Read reads the export; it returns io.EOF after the last line, or the
 // error (often a *RowError) that stopped it.
 func (r *ExportReader) Read(p []byte) (int, error) {
-	for r.off == len(r.line) {
+	for r.off == len(r.out) {
 		if !r.next() {
 			return 0, r.err
 		}
 	}
-	n := copy(p, r.line[r.off:])
+	n := copy(p, r.out[r.off:])
 	r.off += n
 	return n, nil
 }
 
-// WriteTo writes the rest of the export to w, one line per Write.
+// WriteTo writes the rest of the export to w, a run of lines per Write.
 func (r *ExportReader) WriteTo(w io.Writer) (int64, error) {
 	var total int64
 	for {
-		if r.off < len(r.line) {
-			n, err := w.Write(r.line[r.off:])
+		if r.off < len(r.out) {
+			n, err := w.Write(r.out[r.off:])
 			total += int64(n)
 			r.off += n
 			if err != nil {
@@ -127,5 +212,156 @@ func (r *ExportReader) WriteTo(w io.Writer) (int64, error) {
 // Lines is the number of lines produced so far.
 func (r *ExportReader) Lines() int64 { return r.lines }
 
-// Close ends the export's row iteration.
-func (r *ExportReader) Close() error { return r.rows.Close() }
+// Close ends the export's row iteration (and the goroutine reading them).
+func (r *ExportReader) Close() error {
+	r.stop()
+	return r.rows.Close()
+}
+
+// stop ends the goroutine reading the rows, if any, and waits for it: from
+// then on the rows and the DB are this goroutine's again.
+func (r *ExportReader) stop() {
+	if r.pipe != nil {
+		r.pipe.close()
+	}
+}
+
+// rowPipe reads rows on a goroutine of its own and hands them on in
+// batches, in order, through a bounded channel.
+type rowPipe struct {
+	full chan *rowBatch // batches read, in order
+	free chan *rowBatch // batches written, to reuse
+	quit chan struct{}  // closed by close: stop reading
+	done chan struct{}  // closed when the reading goroutine has returned
+}
+
+// rowBatch is a run of events: their texts one after another in data,
+// each followed by "\n" (so that a run of canonical events is its export),
+// and their identity rows' values in ids.
+type rowBatch struct {
+	data, ids []byte
+	evs       []batchEvent
+	err       error // the last batch: io.EOF or what stopped the rows
+}
+
+type batchEvent struct {
+	ev         Event // Text is data[start:end], followed by "\n"
+	start, end int
+	// found, id and parent are the event's identity row, its texts in ids.
+	found      bool
+	id, parent span
+}
+
+// span is a TEXT value (valid) or NULL in a batch's ids.
+type span struct {
+	start, end int
+	valid      bool
+}
+
+// add appends a value to b.ids.
+func (b *rowBatch) add(v nullBytes) span {
+	start := len(b.ids)
+	b.ids = append(b.ids, v.b...)
+	return span{start: start, end: len(b.ids), valid: v.valid}
+}
+
+// event is event i of the batch and its identity row.
+func (b *rowBatch) event(i int) (Event, identity) {
+	e := &b.evs[i]
+	ev := e.ev
+	ev.Text = b.data[e.start:e.end]
+	row := identity{found: e.found}
+	if e.found {
+		row.eventID = nullBytes{b: b.ids[e.id.start:e.id.end], valid: e.id.valid}
+		row.parent = nullBytes{b: b.ids[e.parent.start:e.parent.end], valid: e.parent.valid}
+	}
+	return ev, row
+}
+
+const (
+	// pipeBatchBytes and pipeBatchEvents end a batch. At most
+	// pipeBatches+2 batches exist at a time: pipeBatches waiting, one
+	// being filled and one being written.
+	pipeBatchBytes  = 256 << 10
+	pipeBatchEvents = 1024
+	pipeBatches     = 2
+)
+
+func startRowPipe(rows *Rows) *rowPipe {
+	p := &rowPipe{full: make(chan *rowBatch, pipeBatches), free: make(chan *rowBatch, pipeBatches+2),
+		quit: make(chan struct{}), done: make(chan struct{})}
+	go p.read(rows)
+	return p
+}
+
+// read reads every row into batches and sends them; the last batch
+// carries io.EOF or the error that stopped the rows.
+func (p *rowPipe) read(rows *Rows) {
+	defer close(p.done)
+	b := p.batch()
+	for {
+		if !rows.Next() {
+			b.err = rows.Err()
+			if b.err == nil {
+				b.err = io.EOF
+			}
+			p.send(b)
+			return
+		}
+		ev := rows.Event()
+		start := len(b.data)
+		b.data = append(b.data, ev.Text...)
+		e := batchEvent{ev: ev, start: start, end: len(b.data)}
+		b.data = append(b.data, '\n')
+		e.ev.Text = nil
+		if j := rows.index; j != nil && j.cur.found {
+			e.found, e.id, e.parent = true, b.add(j.cur.eventID), b.add(j.cur.parent)
+		}
+		b.evs = append(b.evs, e)
+		if len(b.data) >= pipeBatchBytes || len(b.evs) >= pipeBatchEvents {
+			if !p.send(b) {
+				return
+			}
+			b = p.batch()
+		}
+	}
+}
+
+// batch is an empty batch: a written one again, or a new one.
+func (p *rowPipe) batch() *rowBatch {
+	select {
+	case b := <-p.free:
+		b.data, b.ids, b.evs, b.err = b.data[:0], b.ids[:0], b.evs[:0], nil
+		return b
+	default:
+		return &rowBatch{}
+	}
+}
+
+// send hands b on; false when the pipe was closed.
+func (p *rowPipe) send(b *rowBatch) bool {
+	select {
+	case p.full <- b:
+		return true
+	case <-p.quit:
+		return false
+	}
+}
+
+// recycle gives a written batch back for reuse.
+func (p *rowPipe) recycle(b *rowBatch) {
+	select {
+	case p.free <- b:
+	default:
+	}
+}
+
+// close stops the reading goroutine and waits for it (once).
+func (p *rowPipe) close() {
+	select {
+	case <-p.quit:
+	default:
+		close(p.quit)
+	}
+	<-p.done
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -68,7 +69,7 @@ func (s *DB) CheckedReader(ctx context.Context, sessionID string, kinds ...Index
 	if err != nil {
 		return nil, err
 	}
-	return &ExportReader{ctx: ctx, rows: rows}, nil
+	return newExportReader(ctx, rows), nil
 }
 
 // IndexFaults are the index faults of the kinds asked of a
@@ -77,11 +78,12 @@ func (s *DB) CheckedReader(ctx context.Context, sessionID string, kinds ...Index
 // the export has ended: when it stopped at a row that cannot be read, the
 // index rows naming a missing seq are found by one more pass over them.
 func (r *ExportReader) IndexFaults(ctx context.Context) ([]IndexFault, int, error) {
+	r.stop()
 	j := r.rows.index
 	if j == nil {
 		return nil, 0, nil
 	}
-	faults, n := j.mismatches, j.count
+	faults, n := j.identityFaults(), j.count+j.eventCount
 	if !j.complete {
 		more, err := r.rows.db.IndexFaults(ctx, r.rows.sessionID, j.kinds...)
 		if err != nil {
@@ -111,24 +113,46 @@ type indexJoin struct {
 	kinds     []IndexKind
 	ident     *seqCursor // transcript_event_identities by seq; nil when not checked
 	active    *seqCursor // session_transcript_active_events by event seq; nil when not checked
-	// found, eventID and parent are the current event's identity row.
-	found           bool
-	eventID, parent sql.NullString
-	// mismatches are the identity faults of events (and of seqs several
-	// identity rows name); orphans the rows naming a seq without an event
-	// ([0]: active events, [1]: identities); count counts them all.
-	mismatches []IndexFault
-	orphans    [2][]IndexFault
-	count      int
-	complete   bool // the events were read to the end
+	// cur is the current event's identity row.
+	cur identity
+	// The rows are read on one goroutine and the events checked against
+	// their identity rows on another (see [ExportReader]), each with its
+	// own faults. Read side: mismatches are the seqs several identity rows
+	// name, orphans the rows naming a seq without an event ([0]: active
+	// events, [1]: identities), count counts them all. Check side:
+	// eventFaults are the events that differ from their identity row,
+	// eventCount counts them.
+	mismatches  []IndexFault
+	orphans     [2][]IndexFault
+	count       int
+	eventFaults []IndexFault
+	eventCount  int
+	complete    bool // the events were read to the end
 }
+
+// identity is an event's transcript_event_identities row, as the join
+// found it.
+type identity struct {
+	found           bool
+	eventID, parent nullBytes
+}
+
+// nullBytes is a TEXT value or NULL (valid false) that reuses its buffer.
+type nullBytes struct {
+	b     []byte
+	valid bool
+}
+
+func (n *nullBytes) set(b []byte, valid bool) { n.b, n.valid = append(n.b[:0], b...), valid }
 
 // seqCursor is an ordered index query with one row of lookahead.
 type seqCursor struct {
 	rows *sql.Rows
 	ok   bool // a row is ahead
 	seq  int64
-	a, b sql.NullString
+	a, b nullBytes
+	// sa and sb are the query's values, before a and b copy them.
+	sa, sb sql.NullString
 	// fast reads the identity rows from the b-trees; after the first row
 	// it cannot read, the driver reads the rest (rest, from the rows at
 	// the highest seq read, maxSeq, skipping the atMax already read). nil:
@@ -164,13 +188,26 @@ func (c *seqCursor) scan() error {
 	if !c.ok {
 		return c.rows.Err()
 	}
-	return c.rows.Scan(&c.seq, &c.a, &c.b)
+	if err := c.rows.Scan(&c.seq, &c.sa, &c.sb); err != nil {
+		return err
+	}
+	c.a.set([]byte(c.sa.String), c.sa.Valid)
+	c.b.set([]byte(c.sb.String), c.sb.Valid)
+	return nil
 }
 
-// fastNext reads the next identity row from the b-trees.
+// fastNext reads the next row from the b-trees: an identity row, or an
+// active-events index entry (an index walked alone: its seq, and a and b
+// NULL, as activeSeqSQL reads it).
 func (c *seqCursor) fastNext() error {
 	w := c.fast
-	ok, err := w.next()
+	var ok bool
+	var err error
+	if w.tab == nil {
+		_, ok, err = w.nextEntry()
+	} else {
+		ok, err = w.next()
+	}
 	if err != nil {
 		return err
 	}
@@ -178,10 +215,16 @@ func (c *seqCursor) fastNext() error {
 	if !ok {
 		return nil
 	}
-	id, idNull, ok1 := w.text("event_id")
-	parent, parentNull, ok2 := w.text("parent_id")
-	if !ok1 || !ok2 {
-		return btreeErrorf("seq %d: column types", w.order)
+	c.a.set(nil, false)
+	c.b.set(nil, false)
+	if w.tab != nil {
+		id, idNull, ok1 := w.text("event_id")
+		parent, parentNull, ok2 := w.text("parent_id")
+		if !ok1 || !ok2 {
+			return btreeErrorf("seq %d: column types", w.order)
+		}
+		c.a.set(id, !idNull)
+		c.b.set(parent, !parentNull)
 	}
 	switch {
 	case !c.read || w.order > c.maxSeq:
@@ -190,8 +233,6 @@ func (c *seqCursor) fastNext() error {
 		c.atMax++
 	}
 	c.seq, c.read = w.order, true
-	c.a = sql.NullString{String: string(id), Valid: !idNull}
-	c.b = sql.NullString{String: string(parent), Valid: !parentNull}
 	return nil
 }
 
@@ -205,6 +246,8 @@ const (
 	// position of a row naming a missing seq is looked up (activePosSQL).
 	activeSeqSQL = `SELECT event_seq, NULL, NULL FROM session_transcript_active_events
   WHERE session_id = ? ORDER BY event_seq`
+	activeFromSQL = `SELECT event_seq, NULL, NULL FROM session_transcript_active_events
+  WHERE session_id = ? AND event_seq >= ? ORDER BY event_seq`
 	activePosSQL = `SELECT group_concat(active_position, ', ') FROM session_transcript_active_events
   WHERE session_id = ? AND event_seq = ?`
 )
@@ -214,23 +257,24 @@ const (
 func (s *DB) joinIndex(ctx context.Context, sessionID string, kinds []IndexKind) (*indexJoin, error) {
 	j := &indexJoin{db: s, sessionID: sessionID, kinds: kinds}
 	for _, q := range []struct {
-		kind         IndexKind
-		table, query string
-		cur          **seqCursor
+		kind                IndexKind
+		table, query, after string
+		fast                *fastTree
+		cur                 **seqCursor
 	}{
-		{IdentityMismatch, "transcript_event_identities", identitySeqSQL, &j.ident},
-		{ActiveEventMissing, "session_transcript_active_events", activeSeqSQL, &j.active},
+		{IdentityMismatch, "transcript_event_identities", identitySeqSQL, identityFromSQL, s.fastTree(func(fp *fastPath) *fastTree { return fp.identities }), &j.ident},
+		{ActiveEventMissing, "session_transcript_active_events", activeSeqSQL, activeFromSQL, s.fastTree(func(fp *fastPath) *fastTree { return fp.active }), &j.active},
 	} {
 		if !s.tables[q.table] || !slices.Contains(kinds, q.kind) {
 			continue
 		}
 		var err error
-		if q.kind == IdentityMismatch && s.fast != nil && s.fast.identities != nil {
-			*q.cur = &seqCursor{fast: s.fast.walk(s.fast.identities, sessionID), rest: func(seq int64, read bool) (*sql.Rows, error) {
+		if q.fast != nil {
+			*q.cur = &seqCursor{fast: s.fast.walk(q.fast, sessionID), rest: func(seq int64, read bool) (*sql.Rows, error) {
 				if !read {
-					return s.tx.QueryContext(ctx, identitySeqSQL, sessionID)
+					return s.tx.QueryContext(ctx, q.query, sessionID)
 				}
-				return s.tx.QueryContext(ctx, identityFromSQL, sessionID, seq)
+				return s.tx.QueryContext(ctx, q.after, sessionID, seq)
 			}}
 		} else {
 			var rows *sql.Rows
@@ -249,6 +293,14 @@ func (s *DB) joinIndex(ctx context.Context, sessionID string, kinds []IndexKind)
 	return j, nil
 }
 
+// fastTree is the walk pick chooses, nil without the fast path.
+func (s *DB) fastTree(pick func(*fastPath) *fastTree) *fastTree {
+	if s.fast == nil {
+		return nil
+	}
+	return pick(s.fast)
+}
+
 // advance moves the index rows up to the event at seq: rows before it name
 // a seq without an event; the identity rows at seq are the event's.
 func (j *indexJoin) advance(seq int64) error {
@@ -260,12 +312,14 @@ func (j *indexJoin) advance(seq int64) error {
 			return j.db.errorf("reading session_transcript_active_events of session %s: %w", j.sessionID, err)
 		}
 	}
-	j.found = false
+	j.cur.found = false
 	c := j.ident
 	if c == nil || !c.ok || c.seq != seq {
 		return nil
 	}
-	j.found, j.eventID, j.parent = true, c.a, c.b
+	j.cur.found = true
+	j.cur.eventID.set(c.a.b, c.a.valid)
+	j.cur.parent.set(c.b.b, c.b.valid)
 	for dup := false; ; dup = true {
 		if err := c.next(); err != nil {
 			return j.db.errorf("reading transcript_event_identities of session %s: %w", j.sessionID, err)
@@ -312,7 +366,7 @@ func (j *indexJoin) addOrphan(i int, c *seqCursor) {
 		Detail: fmt.Sprintf("session_transcript_active_events position %s names seq %d, which holds no event", pos.String, c.seq)}
 	if i == 1 {
 		f.Kind = IdentityMismatch
-		f.Detail = fmt.Sprintf("transcript_event_identities row %q names seq %d, which holds no event", c.a.String, c.seq)
+		f.Detail = fmt.Sprintf("transcript_event_identities row %q names seq %d, which holds no event", c.a.b, c.seq)
 	}
 	j.orphans[i] = append(j.orphans[i], f)
 }
@@ -341,29 +395,48 @@ func (j *indexJoin) close() {
 	}
 }
 
-// checkIdentity compares the current event (its id and parentId members)
-// with its identity row.
-func (j *indexJoin) checkIdentity(ev Event, id, parentField topField) {
+// identityFaults are the identity faults of events in seq order (at most
+// maxIdentityFaults): the two sides' faults merged, the read side's first
+// at a seq (it finds a seq's duplicate rows before its event is checked).
+func (j *indexJoin) identityFaults() []IndexFault {
+	a, b := j.mismatches, j.eventFaults
+	out := make([]IndexFault, 0, min(len(a)+len(b), maxIdentityFaults))
+	for (len(a) > 0 || len(b) > 0) && len(out) < maxIdentityFaults {
+		if len(b) == 0 || len(a) > 0 && a[0].Seq <= b[0].Seq {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
+}
+
+// checkIdentity compares an event (its id and parentId members) with its
+// identity row, j.cur when the event was read. It runs on the check side.
+func (j *indexJoin) checkIdentity(ev Event, row identity, id, parentField topField) {
 	if j.ident == nil {
 		return
 	}
-	eventID, hasID := id.str()
-	parent, hasParent := parentField.str()
+	eventID, hasID := id.bytes()
+	parent, hasParent := parentField.bytes()
 	var detail string
 	switch {
-	case !j.found && !hasID:
+	case !row.found && !hasID:
 		return // an entry without an id has no identity row
-	case !j.found:
+	case !row.found:
 		detail = fmt.Sprintf("event id %q has no transcript_event_identities row", eventID)
-	case !hasID || j.eventID.String != eventID:
-		detail = fmt.Sprintf("event id is %s, transcript_event_identities says %q", quoteOr(eventID, hasID), j.eventID.String)
-	case hasParent != j.parent.Valid || parent != j.parent.String:
+	case !hasID || !bytes.Equal(row.eventID.b, eventID):
+		detail = fmt.Sprintf("event id is %s, transcript_event_identities says %q", quoteOr(eventID, hasID), row.eventID.b)
+	case hasParent != row.parent.valid || !bytes.Equal(row.parent.b, parent):
 		detail = fmt.Sprintf("event %q has parentId %s, transcript_event_identities says %s", eventID,
-			quoteOr(parent, hasParent), quoteOr(j.parent.String, j.parent.Valid))
+			quoteOr(parent, hasParent), quoteOr(row.parent.b, row.parent.valid))
 	default:
 		return
 	}
-	j.addMismatch(IndexFault{Kind: IdentityMismatch, SessionID: j.sessionID, Seq: ev.Seq, Line: ev.Line, Detail: detail})
+	j.eventCount++
+	if len(j.eventFaults) < maxIdentityFaults {
+		j.eventFaults = append(j.eventFaults, IndexFault{Kind: IdentityMismatch, SessionID: j.sessionID, Seq: ev.Seq, Line: ev.Line, Detail: detail})
+	}
 }
 
 // valueField is the member key of a parsed event as a [topField].
@@ -373,7 +446,7 @@ func valueField(v *jsonl.Value, key string) topField {
 	return topField{present: f != nil, isString: ok, text: []byte(s)}
 }
 
-func quoteOr(s string, ok bool) string {
+func quoteOr(s []byte, ok bool) string {
 	if !ok {
 		return "null"
 	}
@@ -447,6 +520,9 @@ func (s *DB) Seqs(ctx context.Context, sessionID string, lines []int) (map[int]i
 	}
 	want := slices.Clone(lines)
 	slices.Sort(want)
+	if out, err := s.fastSeqs(ctx, sessionID, want); !errors.Is(err, errBTree) {
+		return out, err
+	}
 	rows, err := s.tx.QueryContext(ctx, `SELECT seq FROM transcript_events WHERE session_id = ? ORDER BY seq`, sessionID)
 	if err != nil {
 		return nil, s.errorf("reading the seqs of session %s: %w", sessionID, err)
@@ -467,6 +543,34 @@ func (s *DB) Seqs(ctx context.Context, sessionID string, lines []int) (map[int]i
 	}
 	if err := closeRows(rows); err != nil {
 		return nil, s.errorf("reading the seqs of session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// fastSeqs is [DB.Seqs] from the events' index alone (want sorted);
+// errBTree: use the query.
+func (s *DB) fastSeqs(ctx context.Context, sessionID string, want []int) (map[int]int64, error) {
+	if s.fast == nil || s.fast.events == nil {
+		return nil, errBTree
+	}
+	out := map[int]int64{}
+	w := s.fast.walk(s.fast.events, sessionID)
+	for line, i := 0, 0; i < len(want); {
+		if line%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		_, ok, err := w.nextEntry()
+		if err != nil || !ok {
+			return out, err
+		}
+		line++
+		for ; i < len(want) && want[i] <= line; i++ {
+			if want[i] == line {
+				out[line] = w.order
+			}
+		}
 	}
 	return out, nil
 }

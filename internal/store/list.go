@@ -53,16 +53,125 @@ const statsSQL = `SELECT count(*), coalesce(max(seq), -1),
   coalesce(sum(coalesce(event_utf8_bytes, octet_length(event_json))), 0)
   FROM transcript_events WHERE session_id = ?`
 
-// transcript counts the rows of one session.
+// Estimate is [DB.Find]'s counts for sizing work, not for showing: Events
+// and MaxSeq are exact, but when the b-trees are read directly Bytes is
+// exact for the first 1,024 rows only and estimated from every 64th row
+// after them, which reads a small part of the table.
+func (s *DB) Estimate(ctx context.Context, sessionID string) (Transcript, error) {
+	return s.count(ctx, sessionID, estimateEvery)
+}
+
+// estimateEvery is the share of rows past the first estimateExact whose
+// size [DB.Estimate] reads.
+const (
+	estimateEvery = 64
+	estimateExact = 1024
+)
+
+// transcript counts the rows of one session exactly.
 func (s *DB) transcript(ctx context.Context, sessionID string) (Transcript, error) {
-	var t Transcript
-	if err := s.tx.QueryRowContext(ctx, statsSQL, sessionID).Scan(&t.Events, &t.MaxSeq, &t.Bytes); err != nil {
-		return t, s.errorf("counting the events of session %s: %w", sessionID, err)
+	return s.count(ctx, sessionID, 1)
+}
+
+// count counts the rows of one session, reading the size of every
+// sizeEvery-th: from the b-trees when the fast path may read them (see
+// [DB.fastTranscript]), else exactly with statsSQL.
+func (s *DB) count(ctx context.Context, sessionID string, sizeEvery int64) (Transcript, error) {
+	t, err := s.fastTranscript(ctx, sessionID, sizeEvery)
+	if s.fast == nil || s.fast.events == nil || errors.Is(err, errBTree) {
+		t = Transcript{}
+		if err = s.tx.QueryRowContext(ctx, statsSQL, sessionID).Scan(&t.Events, &t.MaxSeq, &t.Bytes); err != nil {
+			return t, s.errorf("counting the events of session %s: %w", sessionID, err)
+		}
+	} else if err != nil {
+		return t, err
 	}
 	if t.Events > 1 {
 		t.Bytes += t.Events - 1
 	}
 	return t, nil
+}
+
+// fastTranscript answers statsSQL from the b-trees: the count and the
+// highest seq from the index on (session_id, seq), each size from its
+// row's record header (a text's size is in its serial type), reading a
+// value past the row's cell only for an event_utf8_bytes stored there.
+// It reads no overflow page of a plain row, where SQLite reads them all
+// to reach the columns after event_json. With sizeEvery > 1 it reads the
+// size of the first estimateExact rows and of every sizeEvery-th row after
+// them, which stand for the rest. errBTree: use the query.
+func (s *DB) fastTranscript(ctx context.Context, sessionID string, sizeEvery int64) (Transcript, error) {
+	t := Transcript{MaxSeq: -1}
+	if s.fast == nil || s.fast.events == nil {
+		return t, errBTree
+	}
+	w := s.fast.walk(s.fast.events, sessionID)
+	var sampled, sampledBytes int64 // of the rows past estimateExact
+	for {
+		if t.Events%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return t, err
+			}
+		}
+		_, ok, err := w.nextEntry()
+		if err != nil {
+			return t, err
+		}
+		if !ok {
+			break
+		}
+		switch {
+		case sizeEvery == 1 || t.Events < estimateExact:
+			n, err := w.eventSize()
+			if err != nil {
+				return t, err
+			}
+			t.Bytes += n
+		case t.Events%sizeEvery == 0:
+			n, err := w.eventSize()
+			if err != nil {
+				return t, err
+			}
+			sampled++
+			sampledBytes += n
+		}
+		t.Events++
+		if t.Events == 1 || w.order > t.MaxSeq {
+			t.MaxSeq = w.order
+		}
+	}
+	if sampled > 0 {
+		t.Bytes += sampledBytes * (t.Events - estimateExact) / sampled
+	}
+	return t, nil
+}
+
+// eventSize is the current row's size as statsSQL sums it (0 for NULL).
+func (w *treeWalk) eventSize() (int64, error) {
+	if err := w.head(); err != nil {
+		return 0, err
+	}
+	r := &w.row
+	text, size := w.tree.cols["event_json"], w.tree.cols["event_utf8_bytes"]
+	if !r.null(size) && !r.has(size) {
+		if err := w.full(); err != nil {
+			return 0, err
+		}
+	}
+	switch n, null, ok := r.intOrNull(size); {
+	case !ok:
+		return 0, btreeErrorf("seq %d: event_utf8_bytes type", w.order)
+	case !null:
+		return n, nil
+	}
+	switch ty := r.types[text]; {
+	case ty >= 13 && ty%2 == 1: // TEXT: its size in bytes
+		n, _ := serialSize(ty)
+		return int64(n), nil
+	case ty != 0: // octet_length of another type: leave it to SQLite
+		return 0, btreeErrorf("seq %d: event_json type", w.order)
+	}
+	return 0, nil
 }
 
 // queryRows runs query with args in the snapshot and scans each row.
@@ -112,6 +221,15 @@ func nullable(v sql.NullString) *string {
 // Windows lists every session window, ordered by key then session id, each
 // with its counts.
 func (s *DB) Windows(ctx context.Context) ([]Window, error) {
+	out, err := s.windows(ctx)
+	for i := 0; err == nil && i < len(out); i++ {
+		out[i].Transcript, err = s.transcript(ctx, out[i].SessionID)
+	}
+	return out, err
+}
+
+// windows lists every session window, without counts.
+func (s *DB) windows(ctx context.Context) ([]Window, error) {
 	cold := `0, 0, 0`
 	if s.tables["session_transcript_cold_archives"] {
 		cold = `c.session_id IS NOT NULL, coalesce(c.event_count, 0), coalesce(c.raw_bytes, 0)`
@@ -123,22 +241,29 @@ func (s *DB) Windows(ctx context.Context) ([]Window, error) {
 		query += ` LEFT JOIN session_transcript_cold_archives c ON c.session_id = w.session_id`
 	}
 	query += ` ORDER BY w.session_key, w.session_id`
-	out, err := queryRows(ctx, s, "the session_windows rows", query, func(rows *sql.Rows, x *Window) error {
+	return queryRows(ctx, s, "the session_windows rows", query, func(rows *sql.Rows, x *Window) error {
 		return rows.Scan(&x.SessionID, &x.Key, &x.Current, &x.UpdatedAt, &x.Cold, &x.ColdEvents, &x.ColdBytes)
 	})
-	for i := 0; err == nil && i < len(out); i++ {
-		out[i].Transcript, err = s.transcript(ctx, out[i].SessionID)
-	}
-	return out, err
 }
 
 // ErrNoSession is wrapped by [DB.Find] when nothing matches.
 var ErrNoSession = errors.New("no such session")
 
 // Find resolves ref, a session key or a session id (current or not), to
-// its window. A key names its current session.
+// its window, with its counts. A key names its current session.
 func (s *DB) Find(ctx context.Context, ref string) (Window, error) {
-	windows, err := s.Windows(ctx)
+	w, err := s.Locate(ctx, ref)
+	if err != nil {
+		return w, err
+	}
+	w.Transcript, err = s.transcript(ctx, w.SessionID)
+	return w, err
+}
+
+// Locate is [DB.Find] without the counts (w.Transcript is zero): it reads
+// no events.
+func (s *DB) Locate(ctx context.Context, ref string) (Window, error) {
+	windows, err := s.windows(ctx)
 	if err != nil {
 		return Window{}, err
 	}
@@ -159,8 +284,7 @@ func (s *DB) Find(ctx context.Context, ref string) (Window, error) {
 	var id string
 	err = s.tx.QueryRowContext(ctx, `SELECT current_session_id FROM session_nodes WHERE session_key = ?`, ref).Scan(&id)
 	if err == nil {
-		t, terr := s.transcript(ctx, id)
-		return Window{SessionID: id, Key: ref, Current: true, Transcript: t}, terr
+		return Window{SessionID: id, Key: ref, Current: true}, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return Window{}, s.errorf("looking up session %q: %w", ref, err)
