@@ -121,6 +121,40 @@ func checkResponsesInvariant(r *Run, msgs []Message) error {
 	return err
 }
 
+// editedList is the output of a step that passes most messages on as they
+// are: it copies the input list only once the output differs from it (a
+// message changed, gone or added), and is a prefix of the input until then.
+type editedList struct {
+	src    []Message // the step's input
+	out    []Message // the output once copied
+	n      int       // the output's length while it is src[:n]
+	copied bool
+}
+
+// add appends m to the output.
+func (l *editedList) add(m Message) {
+	if !l.copied {
+		if l.n < len(l.src) && l.src[l.n] == m {
+			l.n++
+			return
+		}
+		l.out = append(make([]Message, 0, len(l.src)+1), l.src[:l.n]...)
+		l.copied = true
+	}
+	l.out = append(l.out, m)
+}
+
+// list is the output so far.
+func (l *editedList) list() []Message {
+	if !l.copied {
+		return l.src[:l.n:l.n]
+	}
+	return l.out
+}
+
+// len is the output's length so far.
+func (l *editedList) len() int { return len(l.list()) }
+
 // cloneMessages deep-copies msgs so the rules may edit values in place.
 func cloneMessages(msgs []Message) []Message {
 	out := make([]Message, len(msgs))

@@ -506,10 +506,9 @@ func (s *segment) keepResolver(res *toolIDResolver) {
 // segment already handed out is a hazard.
 func (s *segment) reserveIDs(res *toolIDResolver, ids []string) {
 	for _, id := range ids {
-		if res.used[id] {
+		if !res.claim(id) {
 			s.fail(fmt.Sprintf("reserved tool-call id %q already handed out", id))
 		}
-		res.used[id] = true
 	}
 }
 

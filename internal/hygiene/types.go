@@ -113,6 +113,9 @@ type Run struct {
 	step, phase int
 	changeSteps []int
 	lastDetail  string
+	// pairing is the tool-result pairing's room, reused from segment to
+	// segment.
+	pairing pairingRoom
 }
 
 // NowMillis is the current time in epoch milliseconds, as Date.now().
