@@ -37,7 +37,8 @@
 //   - On large inputs both passes use several CPUs (the first runs on
 //     jsonl's batch pipeline, [jsonl.RunBatches]: batches of lines judged by
 //     workers, verdicts applied in file order; the second parses contiguous
-//     parts); the result is the sequential one.
+//     parts); the result is the sequential one. The navigation of a file
+//     that needs no migration is built while its lines are still judged.
 //
 // Not done: ids that migrations draw are deterministic UUID-shaped strings,
 // not random ones; timestamps are parsed in the ISO-8601 forms V8 accepts

@@ -139,6 +139,7 @@ type loader struct {
 	legacy    bool  // any migration ran
 	header    int   // record index of the header (partition's), -1 none
 	size      int64 // input size if known, else 0 (sizes the record list)
+	early     earlyTree
 }
 
 // Transcript is a loaded session file as OpenClaw 2026.9.6 holds it for
@@ -166,6 +167,10 @@ func load(r io.Reader, size int64) (*Transcript, error) {
 	l := loader{ids: newArena(64 << 10), header: -1, size: size}
 	if err := l.read(r); err != nil {
 		return nil, err
+	}
+	if l.early.tree != nil { // nothing to migrate, and navigated while read
+		return &Transcript{recs: l.recs, Lines: l.lines, MalformedLines: l.malformed, header: l.header,
+			tree: l.early.tree}, nil
 	}
 	if err := l.migrateLoaded(); err != nil {
 		return nil, err
@@ -195,7 +200,6 @@ func (l *loader) read(r io.Reader) error {
 func (l *loader) readWith(r io.Reader, workers int) error {
 	var acc verdicts
 	acc.recs.size = l.size
-	defer func() { l.recs = acc.finish() }()
 	first := true
 	err := jsonl.RunBatches(r, jsonl.Pipeline[judgedLines]{
 		Workers:   workers,
@@ -217,12 +221,15 @@ func (l *loader) readWith(r io.Reader, workers int) error {
 			if b.Out.last > 0 {
 				l.lines = b.Out.last
 			}
+			l.navigateEarly(acc.recs.recs)
 			return nil
 		},
 	})
+	l.recs = acc.finish()
 	if err != nil {
 		return fmt.Errorf("reading line %d: %w", l.lines+1, err)
 	}
+	l.navigateEarly(l.recs)
 	return nil
 }
 
@@ -600,10 +607,15 @@ func (l *loader) partition() {
 		source = versionNumber(l.recs[l.header].extraVersion())
 	}
 	for i := range l.recs {
-		r := &l.recs[i]
-		if i == l.header || source < 3 && r.legacyReadable() || r.indexed() {
-			r.flags |= fRecognized
-		}
+		l.recognize(i, &l.recs[i], source)
+	}
+}
+
+// recognize marks record i a file entry when the partition takes it for
+// one, source being the header's version.
+func (l *loader) recognize(i int, r *record, source float64) {
+	if i == l.header || source < 3 && r.legacyReadable() || r.indexed() {
+		r.flags |= fRecognized
 	}
 }
 
@@ -632,24 +644,79 @@ func (l *loader) migrateFileEntries() {
 func (l *loader) navigate() *Tree {
 	t := NewTree(len(l.recs))
 	for i := range l.recs {
-		r := &l.recs[i]
-		var n Node
-		switch {
-		case i == l.header:
-			n = r.node(NodeInert)
-		case r.has(fRecognized):
-			if l.migrated && !r.indexed() {
-				n = r.node(NodeInert) // SessionManager skips migrated entries the codec rejects
-				break
-			}
-			r.flags |= fIndexed
-			n = r.node(NodeEntry)
-		default:
-			n = r.opaqueNode()
-		}
-		t.Add(n)
+		t.Add(l.nodeOf(i, &l.recs[i]))
 	}
 	return t
+}
+
+// nodeOf is record i as a tree node, once partitioned and migrated.
+func (l *loader) nodeOf(i int, r *record) Node {
+	switch {
+	case i == l.header:
+		return r.node(NodeInert)
+	case r.has(fRecognized):
+		if l.migrated && !r.indexed() {
+			return r.node(NodeInert) // SessionManager skips migrated entries the codec rejects
+		}
+		r.flags |= fIndexed
+		return r.node(NodeEntry)
+	}
+	return r.opaqueNode()
+}
+
+// earlyTree is the navigation of a current-version file built while its
+// lines are still being judged: the first pass's workers judge the next
+// batches meanwhile, so the tree no longer waits for the whole file.
+//
+// It applies when the first line that is null or a "session" object is a
+// header with a string id and version 3 or more: the file then needs no
+// migration (neither migrateSessionEntries' nor SessionManager's), that
+// header is the partition's, and each record's place in the partition and
+// the tree follows from the record alone, in file order. Any other file
+// (no header, an older or unreadable version, a null line before the
+// header) is partitioned and navigated after reading, as before.
+type earlyTree struct {
+	decided bool
+	tree    *Tree   // nil: the tree is built after reading
+	next    int     // the next record to look at for the header, or to navigate
+	sized   int     // the record capacity the tree has room for
+	source  float64 // the header's version
+}
+
+// navigateWhileReading turns earlyTree on (a test seam: off, every file is
+// navigated after reading).
+var navigateWhileReading = true
+
+// navigateEarly navigates the records read so far, once the header says
+// that the file needs no migration.
+func (l *loader) navigateEarly(recs []record) {
+	e := &l.early
+	for navigateWhileReading && !e.decided && e.next < len(recs) {
+		r := &recs[e.next]
+		switch {
+		case r.shape == ShapeNull:
+			e.decided = true // migrateLoaded throws on it
+		case r.shape == ShapeObject && r.typ == TypeSession:
+			e.decided = true
+			if v := versionNumber(r.extraVersion()); r.id.State == RefString && v >= 3 {
+				l.header, e.tree, e.next, e.source = e.next, NewTree(0), 0, v
+			}
+		default:
+			e.next++
+		}
+	}
+	if e.tree == nil {
+		return
+	}
+	if c := cap(recs); c > e.sized { // room for the records the list expects
+		e.tree.Grow(c - len(e.tree.nodes))
+		e.sized = c
+	}
+	for ; e.next < len(recs); e.next++ {
+		r := &recs[e.next]
+		l.recognize(e.next, r, e.source)
+		e.tree.Add(l.nodeOf(e.next, r))
+	}
 }
 
 // node is the record as a tree node of the given kind.
