@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -30,26 +31,45 @@ func TestNavigateWhileReading(t *testing.T) {
 		inputs[name] = []byte(header + msg + "not json\n" + msg)
 	}
 	for name, data := range inputs {
-		navigateWhileReading = false
-		firstPassBatch = 0
-		want, wantErr := Load(bytes.NewReader(data))
-		navigateWhileReading = true
 		for _, batch := range []int{1, 300, 0} {
 			firstPassBatch = batch
-			got, err := Load(bytes.NewReader(data))
-			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-				t.Fatalf("%s, batch %d: error %v, after reading %v", name, batch, err, wantErr)
-			}
-			if err != nil {
-				continue
-			}
-			if got.Lines != want.Lines || got.MalformedLines != want.MalformedLines || got.Migrated != want.Migrated ||
-				got.header != want.header || !reflect.DeepEqual(got.recs, want.recs) {
-				t.Fatalf("%s, batch %d: transcripts differ:\n%+v\n%+v", name, batch, got, want)
-			}
-			sameTree(t, name, got.tree, want.tree)
+			loadBothWays(t, fmt.Sprintf("%s, batch %d", name, batch), data)
 		}
 	}
+}
+
+// FuzzNavigateWhileReading loads arbitrary files both ways: the same
+// records and tree, or the same error.
+func FuzzNavigateWhileReading(f *testing.F) {
+	for _, file := range seedFiles(f) {
+		f.Add(file)
+	}
+	f.Add([]byte(`{"type":"session","version":"3","id":"h"}` + "\n" + `{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer func(saved bool) { navigateWhileReading = saved }(navigateWhileReading)
+		loadBothWays(t, "input", data)
+	})
+}
+
+// loadBothWays loads data with the tree built while reading and after
+// reading, and fails unless both give the same transcript or error.
+func loadBothWays(t *testing.T, name string, data []byte) {
+	t.Helper()
+	navigateWhileReading = false
+	want, wantErr := Load(bytes.NewReader(data))
+	navigateWhileReading = true
+	got, err := Load(bytes.NewReader(data))
+	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+		t.Fatalf("%s: error %v, after reading %v", name, err, wantErr)
+	}
+	if err != nil {
+		return
+	}
+	if got.Lines != want.Lines || got.MalformedLines != want.MalformedLines || got.Migrated != want.Migrated ||
+		got.header != want.header || !reflect.DeepEqual(got.recs, want.recs) {
+		t.Fatalf("%s: transcripts differ:\n%+v\n%+v", name, got, want)
+	}
+	sameTree(t, name, got.tree, want.tree)
 }
 
 // sameTree fails unless a and b hold the same nodes, links and answers;
