@@ -100,3 +100,25 @@ func sameTree(t *testing.T, name string, a, b *Tree) {
 		t.Fatalf("%s: branches differ", name)
 	}
 }
+
+// TestTreeRoom: the room doubles until a sixteenth of the input is read,
+// then follows what the lines read so far predict, and always grows.
+func TestTreeRoom(t *testing.T) {
+	for _, c := range []struct {
+		n         int
+		off, size int64
+		want      int
+	}{
+		{0, 0, 0, 1024},
+		{1024, 500, 0, 2048},               // size unknown
+		{1024, 1000, 1 << 20, 2048},        // too early to estimate
+		{4096, 1 << 16, 1 << 20, 72089},    // a sixteenth read: 16 times the nodes, 10% to spare
+		{100000, 1 << 19, 1 << 20, 220000}, // half read
+		{100000, 1 << 20, 1 << 20, 110000}, // at the end
+		{100000, 2 << 20, 1 << 20, 101024}, // an input that grew while read
+	} {
+		if got := treeRoom(c.n, c.off, c.size); got != c.want {
+			t.Errorf("treeRoom(%d, %d, %d) = %d, want %d", c.n, c.off, c.size, got, c.want)
+		}
+	}
+}

@@ -679,8 +679,23 @@ type earlyTree struct {
 	decided bool
 	tree    *Tree   // nil: the tree is built after reading
 	next    int     // the next record to look at for the header, or to navigate
-	sized   int     // the record capacity the tree has room for
 	source  float64 // the header's version
+}
+
+// treeRoom is the room for nodes a tree of n nodes gets once full, the
+// next at offset off of an input of size bytes (0: unknown). Until a
+// sixteenth of the input is read, the room doubles; from there the lines
+// read so far predict the rest (10% to spare). The first lines of a
+// session (its header, a short prompt) are often much shorter than the
+// others, so an earlier estimate could be many times too high, and the
+// id index spreads its ids over all the room it has: too much room would
+// cost memory, not only address space.
+func treeRoom(n int, off, size int64) int {
+	room := max(2*n, 1024)
+	if size > 0 && off > 0 && off >= size/16 {
+		room = max(n+1024, int(float64(n)*float64(size)/float64(off)*1.1))
+	}
+	return room
 }
 
 // navigateWhileReading turns earlyTree on (a test seam: off, every file is
@@ -708,12 +723,11 @@ func (l *loader) navigateEarly(recs []record) {
 	if e.tree == nil {
 		return
 	}
-	if c := cap(recs); c > e.sized { // room for the records the list expects
-		e.tree.Grow(c - len(e.tree.nodes))
-		e.sized = c
-	}
 	for ; e.next < len(recs); e.next++ {
 		r := &recs[e.next]
+		if n := len(e.tree.nodes); n == cap(e.tree.nodes) {
+			e.tree.Grow(treeRoom(n, r.off, l.size) - n)
+		}
 		l.recognize(e.next, r, e.source)
 		e.tree.Add(l.nodeOf(e.next, r))
 	}
