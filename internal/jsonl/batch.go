@@ -3,8 +3,10 @@ package jsonl
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 )
 
 // The batch pipeline spreads per-line work over the CPUs while the
@@ -226,7 +228,7 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 		cut := len(data)
 		switch {
 		case err == nil:
-			cut = bytes.LastIndexByte(data, '\n') + 1
+			cut = lastNewline(data) + 1
 			if cut == 0 && len(data) <= maxLineBytes { // a line longer than the buffer: read on in one that holds it
 				want := lineBufferSize(rd.r, len(data), maxLineBytes)
 				b.data = nil // data is the only reference left to the outgrown buffer
@@ -235,7 +237,7 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 			}
 		case !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
 			b.err = err
-			cut = bytes.LastIndexByte(data, '\n') + 1
+			cut = lastNewline(data) + 1
 		}
 		if len(data) > maxLineBytes {
 			if n, off, ok := longLine(data); ok { // the limit: stop before it
@@ -259,6 +261,19 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 		rd.resize(lines, cut)
 		return err != nil
 	}
+}
+
+// lastNewline is bytes.LastIndexByte(b, '\n') eight bytes at a time: a
+// batch usually ends inside a line, often a long one, that the search
+// walks back over.
+func lastNewline(b []byte) int {
+	i := len(b)
+	for ; i >= 8; i -= 8 {
+		if m := eqMask(binary.LittleEndian.Uint64(b[i-8:]), '\n'); m != 0 {
+			return i - 8 + (63-bits.LeadingZeros64(m))>>3
+		}
+	}
+	return bytes.LastIndexByte(b[:i], '\n')
 }
 
 // longLine finds the first line of data longer than maxLineBytes, the

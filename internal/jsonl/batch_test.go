@@ -257,3 +257,26 @@ func TestLineLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestLastNewline: lastNewline finds what bytes.LastIndexByte finds, for
+// newlines at every offset of buffers of every length up to a few words.
+func TestLastNewline(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		b := bytes.Repeat([]byte{'x'}, n)
+		if got := lastNewline(b); got != -1 {
+			t.Fatalf("no newline in %d bytes: %d", n, got)
+		}
+		for i := range n {
+			for j := i; j < n; j++ {
+				b[i], b[j] = '\n', '\n'
+				c := append([]byte(nil), b...)
+				c[max(0, j-1)] ^= 0x80 // a byte that is not a newline beside one
+				c[i], c[j] = '\n', '\n'
+				if got, want := lastNewline(c), bytes.LastIndexByte(c, '\n'); got != want {
+					t.Fatalf("%q: %d, want %d", c, got, want)
+				}
+				b[i], b[j] = 'x', 'x'
+			}
+		}
+	}
+}

@@ -13,8 +13,19 @@ type Field struct {
 	text    []byte // a string's body between the quotes, or the value's raw text
 	kind    Kind
 	present bool
-	escaped bool // a string body with a backslash
+	form    bodyForm // a string body's escapes and UTF-8 (one field: a Field of four stays in registers)
 }
+
+// bodyForm describes a string body.
+type bodyForm uint8
+
+const (
+	escapedBody bodyForm = 1 << iota // the body has a backslash
+	utf8Body                         // the body is known to be valid UTF-8: the scan had met no invalid UTF-8 by its end
+)
+
+// escaped reports a string body with a backslash.
+func (f *Field) escaped() bool { return f.form&escapedBody != 0 }
 
 // Exists reports whether the member is present.
 func (f Field) Exists() bool { return f.present }
@@ -38,7 +49,7 @@ func (f Field) Str() (string, bool) {
 	if !f.IsString() {
 		return "", false
 	}
-	return decodeBody(f.text, f.escaped), true
+	return f.decoded(), true
 }
 
 // StrOr returns the decoded string, or def when the member is not a string.
@@ -54,7 +65,7 @@ func (f Field) StrEquals(lit string) bool {
 	if !f.IsString() {
 		return false
 	}
-	if !f.escaped {
+	if !f.escaped() {
 		return string(f.text) == lit
 	}
 	return decodeBody(f.text, true) == lit
@@ -67,7 +78,7 @@ func (f Field) IsBlankString() bool {
 	if !f.IsString() {
 		return false
 	}
-	if !f.escaped {
+	if !f.escaped() {
 		return IsBlank(f.text)
 	}
 	return blankEscaped(f.text)
@@ -76,6 +87,17 @@ func (f Field) IsBlankString() bool {
 // NonEmptyString reports a string that decodes to a non-empty string (any
 // non-empty body does).
 func (f Field) NonEmptyString() bool { return f.IsString() && len(f.text) > 0 }
+
+// decoded is the string body decoded (Str without the kind test), kept
+// out of line so that Str inlines.
+//
+//go:noinline
+func (f *Field) decoded() string {
+	if f.form == utf8Body { // no escapes, valid UTF-8
+		return unsafe.String(unsafe.SliceData(f.text), len(f.text))
+	}
+	return decodeBody(f.text, f.escaped())
+}
 
 // decodeBody decodes a validated JSON string body as JSON.parse does.
 func decodeBody(body []byte, escaped bool) string {
@@ -159,7 +181,7 @@ func hexRune(h []byte) rune {
 func (f Field) Raw() []byte { return f.text }
 
 // Escaped reports a string whose body holds a backslash escape.
-func (f Field) Escaped() bool { return f.escaped }
+func (f Field) Escaped() bool { return f.escaped() }
 
 // IsNumber reports a present number.
 func (f Field) IsNumber() bool { return f.present && f.kind == Number }

@@ -15,7 +15,10 @@ func TestBlankEscaped(t *testing.T) {
 			t.Fatalf("%s: %v", quoted, err)
 		}
 		s, _ := v.Str()
-		f := Field{text: []byte(body), kind: String, present: true, escaped: strings.Contains(body, `\`)}
+		f := Field{text: []byte(body), kind: String, present: true}
+		if strings.Contains(body, `\`) {
+			f.form = escapedBody
+		}
 		if got, want := f.IsBlankString(), IsBlankJS(s); got != want {
 			t.Errorf("%s: blank %v, want %v", quoted, got, want)
 		}
@@ -40,4 +43,38 @@ func FuzzScanner(f *testing.F) {
 			t.Fatalf("%q: scan error %v, JSON.parse accepts: %v", line, err, Valid(line))
 		}
 	})
+}
+
+// TestFieldStrMatchesParse: the string a noted Field decodes to is the one
+// JSON.parse gives, whether invalid UTF-8 comes before, in or after it on
+// the line (a Field scanned before any invalid byte skips the UTF-8 check).
+func TestFieldStrMatchesParse(t *testing.T) {
+	bodies := []string{"plain", "é and 日本", "\xff", "a\xc3", `\u00e9`, `x\"y`, "\xed\xa0\x80", "", "😀", "\xf0\x9f\x98"}
+	for _, a := range bodies {
+		for _, b := range bodies {
+			for _, c := range bodies {
+				line := []byte(`{"a":"` + a + `","b":"` + b + `","c":"` + c + `"}`)
+				v, err := Parse(line)
+				if err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+				var s Scanner
+				s.Reset(line)
+				_, err = s.Object(func(key string) error {
+					f, err := s.Value()
+					if err != nil {
+						return err
+					}
+					got, _ := f.Str()
+					if want, _ := v.GetStr(key); got != want {
+						t.Errorf("%q: member %s decodes to %q, JSON.parse %q", line, key, got, want)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+			}
+		}
+	}
 }

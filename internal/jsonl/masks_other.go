@@ -2,7 +2,11 @@
 
 package jsonl
 
-// blockMasks is [blockMasksGo] where no vector version exists.
-func blockMasks(b []byte) (quotes, backslashes, special uint64) {
-	return blockMasksGo(b)
+// blockMasks sets m to [blockMasksGo]'s masks of b (no vector version
+// exists here).
+func blockMasks(b []byte, m *blockMask) {
+	*m = blockMasksGo(b)
 }
+
+// plainBlocks steps over nothing here: every block goes to the block loop.
+func plainBlocks(b []byte) (consumed int, escaped bool) { return 0, false }

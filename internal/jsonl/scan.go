@@ -170,21 +170,41 @@ func (s *Scanner) key() (string, error) {
 // noting members keeps the last of duplicate keys, as JSON.parse does.
 func (s *Scanner) Value() (Field, error) {
 	start := s.i
-	kind, err := s.Skip()
+	if start < len(s.d) && s.d[start] == '"' { // most noted values: straight to the string scan
+		escaped, err := s.str()
+		if err != nil {
+			return Field{}, err
+		}
+		f := Field{text: s.d[start+1 : s.i-1], kind: String, present: true}
+		if escaped {
+			f.form |= escapedBody
+		}
+		if !s.badUTF8 {
+			f.form |= utf8Body
+		}
+		return f, nil
+	}
+	kind, err := s.skipAny()
 	if err != nil {
 		return Field{}, err
 	}
-	f := Field{text: s.d[start:s.i], kind: kind, present: true}
-	if kind == String {
-		f.text = s.d[start+1 : s.i-1]
-		f.escaped = s.lastEscaped
-	}
-	return f, nil
+	return Field{text: s.d[start:s.i], kind: kind, present: true}, nil
 }
 
 // Skip validates one value of any kind at the cursor (nesting limited
 // only by memory) and returns its kind.
 func (s *Scanner) Skip() (Kind, error) {
+	if s.i < len(s.d) && s.d[s.i] == '"' { // most skipped values: straight to the string scan
+		if _, err := s.str(); err != nil {
+			return 0, err
+		}
+		return String, nil
+	}
+	return s.skipAny()
+}
+
+// skipAny is Skip for a value of any kind.
+func (s *Scanner) skipAny() (Kind, error) {
 	base := len(s.stack)
 	var kind Kind
 	first := true
@@ -278,21 +298,45 @@ func (s *Scanner) Skip() (Kind, error) {
 
 // memberKey scans `"key" :` and returns the key's raw text and whether it
 // holds an escape.
+//
+// Most keys are short names without escapes that end within two words:
+// those are found here, on locals, without the general string scan, and
+// the colon of a minified line is taken without a white-space loop.
 func (s *Scanner) memberKey() (key []byte, escaped bool, err error) {
-	if s.i >= len(s.d) || s.d[s.i] != '"' {
+	d, i := s.d, s.i
+	if i >= len(d) || d[i] != '"' {
 		return nil, false, ErrScan
 	}
-	start := s.i + 1
-	if escaped, err = s.str(); err != nil {
-		return nil, false, err
+	start, end := i+1, -1
+	for p := start; p+8 <= len(d) && p < start+16; p += 8 {
+		e := firstStop(binary.LittleEndian.Uint64(d[p:]))
+		if e == 0 {
+			continue
+		}
+		if k := p + bits.TrailingZeros64(e)>>3; d[k] == '"' {
+			end = k
+		}
+		break
 	}
-	key = s.d[start : s.i-1]
-	s.space()
-	if s.i >= len(s.d) || s.d[s.i] != ':' {
+	if end < 0 {
+		if escaped, err = s.str(); err != nil {
+			return nil, false, err
+		}
+		end = s.i - 1
+	}
+	key, i = d[start:end], end+1
+	for i < len(d) && d[i] != ':' {
+		if !isSpace[d[i]] {
+			return nil, false, ErrScan
+		}
+		i++
+	}
+	if i >= len(d) {
 		return nil, false, ErrScan
 	}
-	s.i++
-	s.space()
+	for i++; i < len(d) && d[i] <= ' ' && isSpace[d[i]]; i++ {
+	}
+	s.i = i
 	return key, escaped, nil
 }
 
@@ -371,6 +415,12 @@ func stopMask(w uint64) uint64 {
 	return (ctl | q | b) & msb
 }
 
+// firstStop flags (bit 7 of the byte) the first byte of w that is '"',
+// '\\', a control character or not ASCII, and maybe some after it: the
+// lowest flag is exact, which is all a search for the end of a short
+// string needs, at a few operations less than exactStops.
+func firstStop(w uint64) uint64 { return stopMask(w) | w&msb }
+
 // stopByte marks the bytes that end the fast part of a string scan.
 var stopByte = func() (t [256]bool) {
 	for c := 0; c < 0x20; c++ {
@@ -426,7 +476,7 @@ func (s *Scanner) str() (escaped bool, err error) {
 	d := s.d
 	i := s.i + 1
 	for n := 0; n < 2 && i+8 <= len(d); n++ {
-		e := exactStops(binary.LittleEndian.Uint64(d[i:]))
+		e := firstStop(binary.LittleEndian.Uint64(d[i:]))
 		if e == 0 {
 			i += 8
 			continue
@@ -449,26 +499,38 @@ func (s *Scanner) str() (escaped bool, err error) {
 // a UTF-8 sequence, in blocks of 64 bytes. It returns done with s.i after
 // the closing quote, or the position (again outside any escape or
 // sequence) where strTail must go on because fewer than 64 bytes are left.
+//
+// After the first block, runs of blocks that need no closer look (no end
+// of the string, only two-byte escapes, simple UTF-8) are stepped over by
+// plainBlocks without leaving its vector loop. In the others the masks decide most things
+// without a loop: the bytes a backslash escapes are checked all at once
+// against the two-byte escapes, and a control byte in the body ends the
+// scan; only \u escapes and the bytes that are not ASCII outside simple
+// sequences are visited one by one.
 func (s *Scanner) strBlocks(i int) (next int, escaped, done bool, err error) {
 	d := s.d
-	for i+64 <= len(d) {
-		quotes, backslashes, special := blockMasks(d[i : i+64])
-		if quotes|backslashes|special == 0 {
+	var m blockMask
+	for first := true; i+64 <= len(d); first = false {
+		if !first { // the first block usually holds the end of the string
+			n, esc := plainBlocks(d[i:])
+			i, escaped = i+n, escaped || esc
+			if i+64 > len(d) {
+				break
+			}
+		}
+		blockMasks(d[i:i+64], &m)
+		if m.quotes|m.backslashes|m.ctl|m.high == 0 {
 			i += 64
 			continue
 		}
-		esc, carry := escapedBytes(backslashes)
-		end := bits.TrailingZeros64(quotes &^ esc) // 64: the string goes on
+		esc, carry := escapedBytes(m.backslashes)
+		end := bits.TrailingZeros64(m.quotes &^ esc) // 64: the string goes on
 		body := uint64(1)<<end - 1
 		next = i + 64
 		if e := esc & body; e != 0 {
 			escaped = true
-			for ; e != 0; e &= e - 1 {
-				p := i + bits.TrailingZeros64(e)
-				if simpleEscape[d[p]] {
-					continue
-				}
-				if next, err = escapeEnd(d, p, next); err != nil {
+			for e &= m.notSimple; e != 0; e &= e - 1 { // \u escapes and invalid ones
+				if next, err = escapeEnd(d, i+bits.TrailingZeros64(e), next); err != nil {
 					return 0, false, false, err
 				}
 			}
@@ -479,20 +541,11 @@ func (s *Scanner) strBlocks(i int) (next int, escaped, done bool, err error) {
 				return 0, false, false, err
 			}
 		}
-		for h := special & body; h != 0; {
-			k := bits.TrailingZeros64(h)
-			if d[i+k] < 0x20 {
-				return 0, false, false, ErrScan // a raw control character
-			}
-			n := utf8Len(d[i+k:])
-			if n == 0 {
-				s.badUTF8, n = true, 1
-			}
-			if k+n >= 64 {
-				next = max(next, i+k+n)
-				break
-			}
-			h &^= 1<<(k+n) - 1
+		if m.ctl&body != 0 {
+			return 0, false, false, ErrScan // a raw control character
+		}
+		if h := m.high & body; h != 0 && !validSimpleUTF8(&m, h, body) {
+			next = max(next, s.utf8Block(i, h))
 		}
 		if end < 64 {
 			s.i = i + end + 1
@@ -502,6 +555,42 @@ func (s *Scanner) strBlocks(i int) (next int, escaped, done bool, err error) {
 		i = next
 	}
 	return i, escaped, false, nil
+}
+
+// validSimpleUTF8 reports that the bytes that are not ASCII in a block's
+// body (high, under the mask body) are whole two- and three-byte
+// sequences whose leading bytes admit any continuation byte, none of them
+// running past the block: exactly the continuation bytes the leading ones
+// call for, and no others. Anything else (four-byte sequences, E0 and ED,
+// invalid bytes, a sequence cut by the block's end or the closing quote)
+// is left to utf8Block.
+func validSimpleUTF8(m *blockMask, high, body uint64) bool {
+	l2, l3 := m.lead2&body, m.lead3&body
+	if l2|l3 != high&^m.cont || l2>>63|l3>>62 != 0 {
+		return false
+	}
+	return l2<<1|l3<<1|l3<<2 == m.cont&body
+}
+
+// utf8Block checks each sequence that starts at a byte of h (the bytes of
+// the block at i that are not ASCII, in the string's body), noting
+// invalid UTF-8, and returns where the next block starts: after the block,
+// or after a sequence that runs past it.
+func (s *Scanner) utf8Block(i int, h uint64) int {
+	d := s.d
+	next := i + 64
+	for h != 0 {
+		k := bits.TrailingZeros64(h)
+		n := utf8Len(d[i+k:])
+		if n == 0 {
+			s.badUTF8, n = true, 1
+		}
+		if k+n >= 64 {
+			return i + k + n
+		}
+		h &^= 1<<(k+n) - 1
+	}
+	return next
 }
 
 // escapeEnd checks the escaped byte at p (the byte after a backslash) and
@@ -518,19 +607,49 @@ func escapeEnd(d []byte, p, next int) (int, error) {
 	return 0, ErrScan
 }
 
-// blockMasksGo returns, one bit per byte of the 64 bytes of b, the quotes,
-// the backslashes and the special bytes (control characters and bytes
-// that are not ASCII). blockMasks is this, or the same computed with
-// vector instructions where the CPU has them.
-func blockMasksGo(b []byte) (quotes, backslashes, special uint64) {
+// blockMask describes the 64 bytes of a block, one bit per byte (bit i
+// for byte i).
+type blockMask struct {
+	quotes, backslashes uint64
+	ctl                 uint64 // control characters (below 0x20)
+	high                uint64 // bytes that are not ASCII (0x80 and above)
+	notSimple           uint64 // bytes that cannot follow a backslash in a two-byte escape ("\/bfnrt); 0 in a block without backslashes, where nothing reads it
+	// The UTF-8 masks, 0 in a block of ASCII alone (where nothing reads
+	// them): continuation bytes (10xxxxxx), the leading bytes of two-byte
+	// sequences (C2-DF) and those of three-byte sequences whose second byte
+	// may be any continuation byte (E1-EC, EE-EF).
+	cont, lead2, lead3 uint64
+}
+
+// blockMasksGo returns the block mask of the 64 bytes of b. blockMasks is
+// this, or the same computed with vector instructions where the CPU has
+// them.
+func blockMasksGo(b []byte) (m blockMask) {
 	_ = b[63]
 	for k := 0; k < 64; k += 8 {
 		w := binary.LittleEndian.Uint64(b[k:])
-		quotes |= packMSB(eqMask(w, '"')) << k
-		backslashes |= packMSB(eqMask(w, '\\')) << k
-		special |= packMSB((^(w&^msb+lsb*0x60)|w)&msb) << k
+		m.quotes |= packMSB(eqMask(w, '"')) << k
+		m.backslashes |= packMSB(eqMask(w, '\\')) << k
+		m.ctl |= packMSB(^(w&^msb+lsb*0x60)&^w&msb) << k
+		m.high |= packMSB(w&msb) << k
+		simple := eqMask(w, '"') | eqMask(w, '\\') | eqMask(w, '/') | eqMask(w, 'b') |
+			eqMask(w, 'f') | eqMask(w, 'n') | eqMask(w, 'r') | eqMask(w, 't')
+		m.notSimple |= packMSB(^simple&msb) << k
 	}
-	return quotes, backslashes, special
+	if m.backslashes == 0 {
+		m.notSimple = 0
+	}
+	if m.high != 0 {
+		for k := 0; k < 64; k += 8 {
+			w := binary.LittleEndian.Uint64(b[k:])
+			m.cont |= packMSB(eqMask(w&(lsb*0xC0), 0x80)) << k
+			lead2 := eqMask(w&(lsb*0xE0), 0xC0) &^ (eqMask(w, 0xC0) | eqMask(w, 0xC1)) // 110xxxxx but C0, C1
+			m.lead2 |= packMSB(lead2) << k
+			lead3 := eqMask(w&(lsb*0xF0), 0xE0) &^ (eqMask(w, 0xE0) | eqMask(w, 0xED)) // 1110xxxx but E0, ED
+			m.lead3 |= packMSB(lead3) << k
+		}
+	}
+	return m
 }
 
 // packMSB gathers bit 7 of each byte of m (its only bits) into the low

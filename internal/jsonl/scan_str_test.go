@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -124,27 +125,69 @@ func FuzzStrReference(f *testing.F) {
 }
 
 // blockMasksBytes is blockMasks's definition, byte by byte.
-func blockMasksBytes(b []byte) (quotes, backslashes, special uint64) {
+func blockMasksBytes(b []byte) (m blockMask) {
 	for i, c := range b[:64] {
 		bit := uint64(1) << i
 		switch {
 		case c == '"':
-			quotes |= bit
+			m.quotes |= bit
 		case c == '\\':
-			backslashes |= bit
-		case c < 0x20 || c >= utf8.RuneSelf:
-			special |= bit
+			m.backslashes |= bit
+		case c < 0x20:
+			m.ctl |= bit
+		case c >= utf8.RuneSelf:
+			m.high |= bit
+		}
+		if !strings.ContainsRune(`"\\/bfnrt`, rune(c)) || c >= utf8.RuneSelf {
+			m.notSimple |= bit
 		}
 	}
-	return quotes, backslashes, special
+	if m.backslashes == 0 {
+		m.notSimple = 0
+	}
+	for i, c := range b[:64] {
+		if m.high == 0 {
+			break
+		}
+		bit := uint64(1) << i
+		switch {
+		case c >= 0x80 && c <= 0xBF:
+			m.cont |= bit
+		case c >= 0xC2 && c <= 0xDF:
+			m.lead2 |= bit
+		case c >= 0xE1 && c <= 0xEF && c != 0xED:
+			m.lead3 |= bit
+		}
+	}
+	return m
 }
 
 // TestBlockMasks: the word-parallel and (where the CPU has them) vector
-// block masks match the byte-by-byte definition.
+// block masks match the byte-by-byte definition, on random blocks and on
+// blocks of each byte value.
 func TestBlockMasks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte{'"', '\\', 0, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xff, 'a', 0x5b, 0x5d, 0x02, 0xa2, 0xdc, 0x9f}
+	alphabet := []byte{'"', '\\', 0, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xff, 'a', 0x5b, 0x5d, 0x02, 0xa2, 0xdc, 0x9f,
+		'/', 'b', 'f', 'n', 'r', 't', 'u', 0x2f + 0x80, 'b' + 0x80, 0x22 + 0x80, 0x5c + 0x80,
+		0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf4, 0xf5}
 	b := make([]byte, 64)
+	check := func() {
+		t.Helper()
+		want := blockMasksBytes(b)
+		if m := blockMasksGo(b); m != want {
+			t.Fatalf("%x: blockMasksGo %+v, want %+v", b, m, want)
+		}
+		var m blockMask
+		if blockMasks(b, &m); m != want {
+			t.Fatalf("%x: blockMasks %+v, want %+v", b, m, want)
+		}
+	}
+	for c := range 256 {
+		for i := range b {
+			b[i] = byte(c + i&1) // c beside c+1: each byte value in both halves of a word
+		}
+		check()
+	}
 	for range 20000 {
 		for i := range b {
 			if rng.IntN(2) == 0 {
@@ -153,13 +196,7 @@ func TestBlockMasks(t *testing.T) {
 				b[i] = byte(rng.UintN(256))
 			}
 		}
-		wq, wb, ws := blockMasksBytes(b)
-		if q, bs, s := blockMasksGo(b); q != wq || bs != wb || s != ws {
-			t.Fatalf("%x: blockMasksGo %x %x %x, want %x %x %x", b, q, bs, s, wq, wb, ws)
-		}
-		if q, bs, s := blockMasks(b); q != wq || bs != wb || s != ws {
-			t.Fatalf("%x: blockMasks %x %x %x, want %x %x %x", b, q, bs, s, wq, wb, ws)
-		}
+		check()
 	}
 }
 
@@ -189,4 +226,79 @@ func TestEscapedBytes(t *testing.T) {
 			t.Fatalf("backslashes %064b: escaped %064b carry %v, want %064b carry %v", bs, got, c, want, carry)
 		}
 	}
+}
+
+// plainBlocksRef is plainBlocks's definition, block by block from the
+// masks: a block is plain when it holds no control byte, no backslash
+// whose escape runs past it, no quote it does not escape, only two-byte
+// escapes, and only simple UTF-8 sequences within it.
+func plainBlocksRef(b []byte) (consumed int, escaped bool) {
+	for ; consumed+64 <= len(b); consumed += 64 {
+		m := blockMasksBytes(b[consumed : consumed+64])
+		esc, carry := escapedBytes(m.backslashes)
+		if m.ctl != 0 || carry || m.quotes&^esc != 0 || esc&m.notSimple != 0 {
+			break
+		}
+		if m.high != 0 && !validSimpleUTF8(&m, m.high, ^uint64(0)) {
+			break
+		}
+		escaped = escaped || esc != 0
+	}
+	return consumed, escaped
+}
+
+// TestPlainBlocks: plainBlocks steps over exactly the blocks of its
+// definition (where it has a vector version; elsewhere it steps over
+// none), on string bodies built from strPieces and on blocks of every
+// byte value.
+func TestPlainBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b []byte
+	check := func() {
+		t.Helper()
+		want, wantEsc := plainBlocksRef(b)
+		got, gotEsc := plainBlocks(b)
+		if !useAVX2 || len(b) < 64 {
+			want, wantEsc = 0, false
+		}
+		if got != want || gotEsc != wantEsc {
+			t.Fatalf("%q: plainBlocks %d %v, want %d %v", b, got, gotEsc, want, wantEsc)
+		}
+	}
+	for c := range 256 {
+		b = bytes.Repeat([]byte{byte(c)}, 130)
+		check()
+		b = bytes.Repeat([]byte{'a', byte(c)}, 65)
+		check()
+	}
+	// Half the bodies are built from the pieces plain blocks may hold, so
+	// that runs of them occur, ended by one hostile piece or none.
+	friendly := []string{"a", "abcdefgh", " ", "\\n", "\\\"", "\\\\", "\\/", "\\t", "é", "—", "日本", "Ж"}
+	stepped, escapes := 0, 0
+	for range 40000 {
+		b = b[:0]
+		pieces := strPieces
+		if rng.IntN(2) == 0 {
+			pieces = friendly
+		}
+		for k := rng.IntN(80); k > 0; k-- {
+			if rng.IntN(2) == 0 {
+				b = append(b, bytes.Repeat([]byte("y"), rng.IntN(40))...)
+			}
+			if rng.IntN(3) != 0 {
+				b = append(b, pieces[rng.IntN(len(pieces))]...)
+			}
+		}
+		if rng.IntN(2) == 0 {
+			b = append(b, strPieces[rng.IntN(len(strPieces))]...)
+		}
+		check()
+		if n, esc := plainBlocksRef(b); n > 0 {
+			stepped++
+			if esc {
+				escapes++
+			}
+		}
+	}
+	t.Logf("%d bodies start with plain blocks, %d of them with escapes", stepped, escapes)
 }
