@@ -66,8 +66,10 @@ func TestRunBatchesSplitsLikeReader(t *testing.T) {
 		"crlf and blanks":    "{\"a\":1}\r\n\r\n  \n{\"b\":2}\n",
 		"long lines":         "{}\n" + long + "\r\n" + long + long + "\n{}",
 		"many short lines":   strings.Repeat("{\"type\":\"message\"}\n\n", 60000),
-		"lone cr at the end": "{}\r",
-		"small, byte reads":  strings.Repeat("{\"a\":\"\u00e9\"}\r\n", 300),
+		// more lines than a batch notes the ends of, the rest found by Lines
+		"past the noted ends": strings.Repeat("\n{}\r\n", 3*maxNotedEnds) + "{}",
+		"lone cr at the end":  "{}\r",
+		"small, byte reads":   strings.Repeat("{\"a\":\"\u00e9\"}\r\n", 300),
 	}
 	readers := map[string]func(string) io.Reader{
 		"whole": func(s string) io.Reader { return strings.NewReader(s) },
