@@ -26,10 +26,18 @@ func readerLines(r io.Reader) ([]Line, error) {
 // line and a consumer that checks batches arrive in order.
 func pipelineLines(t *testing.T, r io.Reader, workers int, sizeHint int64) ([]Line, error) {
 	t.Helper()
+	return pipelineLinesSized(t, r, workers, sizeHint, 0)
+}
+
+// pipelineLinesSized is pipelineLines with batches of batchSize bytes (0:
+// the default).
+func pipelineLinesSized(t *testing.T, r io.Reader, workers int, sizeHint int64, batchSize int) ([]Line, error) {
+	t.Helper()
 	var out []Line
 	err := RunBatches(r, Pipeline[[]Line]{
-		Workers:  workers,
-		SizeHint: sizeHint,
+		Workers:   workers,
+		SizeHint:  sizeHint,
+		BatchSize: batchSize,
 		NewWorker: func() func(*Batch[[]Line]) {
 			return func(b *Batch[[]Line]) {
 				b.Out = b.Out[:0]
@@ -101,6 +109,25 @@ func TestRunBatchesSplitsLikeReader(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzRunBatches: over any input, batch size and number of workers, the
+// pipeline's lines (split by the reader's one pass over each batch) are
+// Reader's.
+func FuzzRunBatches(f *testing.F) {
+	for _, seed := range []string{"", "{}", "{}\n", "\n\n\r\n{\"a\":1}\r", "{}\r\n  \n{\"b\":\"\u00e9\"}"} {
+		f.Add([]byte(seed), uint16(7), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, size uint16, workers uint8) {
+		want, wantErr := readerLines(bytes.NewReader(data))
+		got, err := pipelineLinesSized(t, iotest.HalfReader(bytes.NewReader(data)), int(workers%4), -1, 1+int(size%4096))
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("error %v, Reader's %v", err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d lines, Reader has %d", len(got), len(want))
+		}
+	})
 }
 
 // positionedReader reads s from a section of a larger input: it can be
