@@ -20,6 +20,14 @@ import (
 // cost nothing, small enough that the batches in flight stay a few MiB.
 const batchSize = 1 << 20
 
+// ScanBatchSize is the batch size for a pass whose per-line work only
+// scans the line into small facts (check, fix's first pass): with half the
+// default, the batches in flight take half the memory and stay closer to
+// the caches the reads fill them through. On the 1 GiB bench session
+// check's peak RSS drops from ~40 to ~35 MiB, fix's on the 200 MiB one from
+// ~34 to ~24 MiB, at the same or less CPU time.
+const ScanBatchSize = 512 << 10
+
 // batchLines is the number of lines a batch aims at: per-line outputs cost
 // far more than a short line's bytes, so a run of very short lines (a file
 // of garbage) gets smaller batches, which keeps the outputs in flight a few
