@@ -142,7 +142,9 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions, args []string) 
 	ctx, prog := startProgress(ctx, a, "replay", opts.format == "json", []string{path}, 0)
 	defer prog.finish()
 	src := jsonl.WithContextAt(ctx, file) // an interrupted load or replay stops at its next read
+	restoreGC := collectRarelyWhileLoading()
 	stream, err := session.OpenContext(src)
+	restoreGC()
 	err = wrapLoadError(path, err)
 	if refusal != nil {
 		err = refusal

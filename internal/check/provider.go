@@ -268,10 +268,10 @@ const (
 // file OpenClaw's loader throws on gets one [LoaderError] finding; a file
 // that cannot be read, one [Unreadable] finding.
 //
-// The session is read once per batch of targets and replayed segment by
-// segment ([hygiene.ReplaySession]: memory bounded by a segment per target,
-// whatever the session's size); a target the segmented replay cannot vouch
-// for is replayed whole.
+// The session is read once for every target and replayed segment by
+// segment ([hygiene.ReplaySession]); each target's changes are folded as
+// each segment's replay ends (changeFold), so that no target keeps a change
+// log. A target the segmented replay cannot vouch for is replayed whole.
 func FindReplayChanges(ctx context.Context, ra io.ReaderAt, path string, o ProviderOptions) ProviderResult {
 	ra = jsonl.WithContextAt(ctx, ra) // a cancelled run stops at its next read
 	s, err := session.OpenContext(ra)
@@ -283,27 +283,42 @@ func FindReplayChanges(ctx context.Context, ra io.ReaderAt, path string, o Provi
 	for k, nt := range targets {
 		configs[k] = replayConfig(nt.Target, o.Now)
 	}
-	out := &findingsOutput{path: path, o: &o, targets: targets, outcomes: make([]targetOutcome, len(targets))}
+	out := &findingsOutput{path: path, o: &o, targets: targets, folds: make([]*changeFold, len(targets)),
+		outcomes: make([]targetOutcome, len(targets))}
 	if err := hygiene.ReplaySession(ctx, ra, s, configs, out); err != nil {
 		return loadFailure(path, o, err)
 	}
 	return providerResult(&o, out.outcomes)
 }
 
-// findingsOutput folds each target's changes as its replay ends (the
-// messages are not needed).
+// findingsOutput folds each target's changes as its replay makes them (a
+// hygiene.ChangeSink: the messages are not needed).
 type findingsOutput struct {
 	path     string
 	o        *ProviderOptions
 	targets  []NamedTarget
+	folds    []*changeFold // by target: its current attempt's
 	outcomes []targetOutcome
 }
 
-func (*findingsOutput) Begin(int, bool) error                { return nil }
+func (f *findingsOutput) Begin(k int, _ bool) error {
+	f.folds[k] = newChangeFold(f.o.perRule())
+	return nil
+}
+
 func (*findingsOutput) Segment(int, []hygiene.Message) error { return nil }
 
+func (f *findingsOutput) Changes(k int, changes []hygiene.Change, steps []int) error {
+	f.folds[k].add(changes, steps)
+	return nil
+}
+
 func (f *findingsOutput) Done(k int, res hygiene.Replayed) error {
-	f.outcomes[k] = foldTarget(f.path, f.o, f.targets[k], res.Run.Changes)
+	if res.Whole {
+		f.folds[k].add(res.Run.Changes, nil)
+	}
+	f.outcomes[k] = foldTarget(f.path, f.o, f.targets[k], f.folds[k])
+	f.folds[k] = nil
 	if f.o.TargetDone != nil {
 		f.o.TargetDone()
 	}
@@ -326,13 +341,22 @@ type targetOutcome struct {
 	row      MatrixRow
 }
 
-// foldTarget folds changes, the replay's for nt, into findings (and a
+// foldTarget is the findings of fold, the replay's changes for nt (and a
 // matrix row when o asks for every target).
-func foldTarget(path string, o *ProviderOptions, nt NamedTarget, changes []hygiene.Change) targetOutcome {
+func foldTarget(path string, o *ProviderOptions, nt NamedTarget, fold *changeFold) targetOutcome {
 	if !o.All() {
-		return targetOutcome{findings: foldChanges(changes, path, "", nt.Target, o, maxLinesPerRule)}
+		return targetOutcome{findings: fold.findings(path, "", nt.Target, o)}
 	}
-	return targetOutcome{findings: foldChanges(changes, path, nt.Name, nt.Target, o, 1), row: matrixRow(nt, changes, o)}
+	return targetOutcome{findings: fold.findings(path, nt.Name, nt.Target, o), row: fold.row(nt, o)}
+}
+
+// perRule is how many lines the findings of a rule show: maxLinesPerRule
+// for one target, one for the matrix.
+func (o *ProviderOptions) perRule() int {
+	if o.All() {
+		return 1
+	}
+	return maxLinesPerRule
 }
 
 // providerTargets is the target of o, completed from the session (named ""),
@@ -436,15 +460,6 @@ func orDash(s string) string {
 	return s
 }
 
-// ruleChanges are the changes of one rule, grouped by line in order of
-// first appearance.
-type ruleChanges struct {
-	rule    string
-	rejects bool
-	lines   []lineChanges
-	total   int
-}
-
 // lineChanges are the changes of one rule on one line, identical details
 // counted once.
 type lineChanges struct {
@@ -502,87 +517,9 @@ func (l *lineChanges) text() string {
 	return strings.Join(parts, "; ")
 }
 
-// groupChanges groups changes by rule (in order of first appearance) and,
-// within a rule, by line.
-func groupChanges(changes []hygiene.Change) []*ruleChanges {
-	var rules []*ruleChanges
-	byRule := map[string]*ruleChanges{}
-	byLine := map[string]map[int]int{} // rule → line → index in lines
-	for _, c := range changes {
-		g := byRule[c.Rule]
-		if g == nil {
-			g = &ruleChanges{rule: c.Rule}
-			byRule[c.Rule] = g
-			byLine[c.Rule] = map[int]int{}
-			rules = append(rules, g)
-		}
-		g.total++
-		g.rejects = g.rejects || c.Rejects
-		line, detail := c.Line, c.Detail
-		if c.Rejects && line == 0 && c.CauseLine > 0 { // a refusal: at the entry causing it
-			line, detail = c.CauseLine, fmt.Sprintf("%s (the message from line %d)", detail, c.CauseLine)
-		}
-		i, ok := byLine[c.Rule][line]
-		if !ok {
-			i = len(g.lines)
-			byLine[c.Rule][line] = i
-			g.lines = append(g.lines, lineChanges{line: line, entryID: c.EntryID})
-		}
-		g.lines[i].add(detail)
-	}
-	return rules
-}
-
-// foldChanges turns the changes of one replay into findings, at most
-// perRule per rule (see maxLinesPerRule), sorted by line.
-func foldChanges(changes []hygiene.Change, path, name string, t hygiene.Target, o *ProviderOptions, perRule int) []Finding {
-	target := describeTarget(name, t)
-	var out []Finding
-	for _, g := range groupChanges(changes) {
-		c := replayRuleCheck(g.rule)
-		if !o.Enabled(c.ID) {
-			continue
-		}
-		sev, hint := c.Severity, findingHint(c, t)
-		if g.rejects {
-			sev = Error
-		}
-		shown := min(perRule, len(g.lines))
-		counted := 0
-		for i, l := range g.lines[:shown] {
-			msg := "for " + target + ": " + l.text()
-			counted += sumInts(l.counts)
-			if i == shown-1 && shown < len(g.lines) {
-				rest := g.lines[shown:]
-				msg += fmt.Sprintf("; and %s of this rule in %s, up to line %d",
-					countNoun(g.total-counted, "more change", "more changes"), countNoun(len(rest), "more place", "more places"), lastLine(rest))
-			}
-			out = append(out, Finding{ID: c.ID, Severity: sev, Path: path, Line: l.line, EntryID: l.entryID, Message: msg, Hint: hint})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b Finding) int { return a.Line - b.Line })
-	return out
-}
-
 // findingHint is the catalogue hint naming the finding's own target.
 func findingHint(c Check, t hygiene.Target) string {
 	return strings.Replace(c.Hint, replayHintCommand, replayCommand(t), 1)
-}
-
-func sumInts(xs []int) int {
-	n := 0
-	for _, x := range xs {
-		n += x
-	}
-	return n
-}
-
-func lastLine(ls []lineChanges) int {
-	last := 0
-	for _, l := range ls {
-		last = max(last, l.line)
-	}
-	return last
 }
 
 // countNoun is "1 thing" or "n things".
@@ -591,34 +528,4 @@ func countNoun(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
-}
-
-// matrixRow summarises the changes of one matrix target.
-func matrixRow(nt NamedTarget, changes []hygiene.Change, o *ProviderOptions) MatrixRow {
-	row := MatrixRow{Name: nt.Name, Target: nt.Target}
-	for _, c := range changes {
-		check := replayRuleCheck(c.Rule)
-		if !o.Enabled(check.ID) {
-			continue
-		}
-		switch {
-		case c.Rejects || check.Severity == Error:
-			row.Verdict = Rejects
-			if row.Reason == "" {
-				row.Reason = c.Detail
-				if c.CauseLine > 0 {
-					row.Reason += fmt.Sprintf(" (the message from line %d)", c.CauseLine)
-				}
-			}
-		case check.Severity == Warning:
-			row.Rewrites++
-			if !slices.Contains(row.Rules, c.Rule) {
-				row.Rules = append(row.Rules, c.Rule)
-			}
-			row.Verdict = max(row.Verdict, Rewrites)
-		default:
-			row.Metadata++
-		}
-	}
-	return row
 }

@@ -227,7 +227,9 @@ func TestFoldChanges(t *testing.T) {
 			[]string{"1 warning replay/future/rule for mistral openai-completions m: z"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			fs := foldChanges(c.changes, "s.jsonl", "", tg, &c.opts, c.perRule)
+			fold := newChangeFold(c.perRule)
+			fold.add(c.changes, nil)
+			fs := fold.findings("s.jsonl", "", tg, &c.opts)
 			var got []string
 			for _, f := range fs {
 				got = append(got, fmt.Sprintf("%d %s %s %s", f.Line, f.Severity, f.ID, f.Message))
@@ -244,6 +246,11 @@ func TestFoldChanges(t *testing.T) {
 
 func TestMatrixRow(t *testing.T) {
 	nt := NamedTarget{Name: "x", Target: hygiene.Target{Provider: "p"}}
+	matrixRow := func(nt NamedTarget, changes []hygiene.Change, o *ProviderOptions) MatrixRow {
+		fold := newChangeFold(1)
+		fold.add(changes, nil)
+		return fold.row(nt, o)
+	}
 	changes := []hygiene.Change{
 		{Rule: "usage/snapshot"}, {Rule: "thinking/drop"}, {Rule: "tool-call-ids/strict"}, {Rule: "thinking/drop"},
 	}
@@ -388,7 +395,9 @@ func wholeReplayFindings(t *testing.T, data []byte, path string, o ProviderOptio
 	targets := providerTargets(o, read())
 	outcomes := make([]targetOutcome, len(targets))
 	for k, nt := range targets {
-		outcomes[k] = foldTarget(path, &o, nt, wholeChanges(replayConfig(nt.Target, o.Now), read))
+		fold := newChangeFold(o.perRule())
+		fold.add(wholeChanges(replayConfig(nt.Target, o.Now), read), nil)
+		outcomes[k] = foldTarget(path, &o, nt, fold)
 	}
 	return providerResult(&o, outcomes)
 }
@@ -417,5 +426,44 @@ func TestLineChangesCountsDetails(t *testing.T) {
 				t.Errorf("%d distinct: detail %d is %s ×%d, want d%d ×%d", distinct, i, d, l.counts[i], i, want[d])
 			}
 		}
+	}
+}
+
+// TestProviderAllMatchesEachAlone: on every conformance case and on
+// damaged sessions made from them, check --provider all (every target over
+// one read of the session, targets that replay alike replayed once, the
+// changes folded as they come) reports exactly what replaying each target
+// alone, whole, and folding its change log reports.
+func TestProviderAllMatchesEachAlone(t *testing.T) {
+	var sessions [][]byte
+	for _, path := range sessiontest.ShortSample(sessiontest.ConformanceCases(t), 4, nil) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, data)
+	}
+	for i, s := range sessiontest.DamagedSeeds(t) {
+		if i%5 == 0 {
+			sessions = append(sessions, sessiontest.Damaged(s.Base, s.Program))
+		}
+	}
+	o := ProviderOptions{Target: hygiene.Target{Provider: ProviderAll}, Now: corpusClock}
+	compared := 0
+	for i, data := range sessions {
+		if _, err := session.ReadContext(bytes.NewReader(data)); err != nil {
+			continue // a loader error: no target is replayed
+		}
+		got := FindReplayChanges(context.Background(), bytes.NewReader(data), "s.jsonl", o)
+		want := wholeReplayFindings(t, data, "s.jsonl", o)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("session %d: check --provider all differs from each target replayed alone:\n got %+v\nwant %+v", i, got, want)
+		}
+		if len(got.Findings) > 0 {
+			compared++
+		}
+	}
+	if compared < len(sessions)/2 {
+		t.Fatalf("only %d of %d sessions had findings to compare", compared, len(sessions))
 	}
 }

@@ -437,7 +437,10 @@ func stripActiveMemoryBlocks(text string) string {
 // stripInboundMetadata removes the inbound context blocks, delivery hints
 // and leading timestamp OpenClaw prefixes to prompts.
 func stripInboundMetadata(text string) string {
-	withoutTimestamp := leadingTimestamp.ReplaceAllLiteralString(text, "")
+	withoutTimestamp := text
+	if strings.HasPrefix(text, "[") { // the timestamp's first byte: most text goes without the regexp (and its copy)
+		withoutTimestamp = leadingTimestamp.ReplaceAllLiteralString(text, "")
+	}
 	if !hasInboundMetadataSentinel(withoutTimestamp) {
 		return withoutTimestamp
 	}

@@ -25,7 +25,7 @@ func isBareMirrorDuplicate(out []Message, next *jsonl.Value) bool {
 	if normalizeUsage(usage).nonzero() || next.Get("stopReason").StrOr("") != "stop" {
 		return false
 	}
-	if len(session.ToolCalls(prev)) > 0 || len(session.ToolCalls(next)) > 0 {
+	if session.HasToolCalls(prev) || session.HasToolCalls(next) {
 		return false
 	}
 	pc, nc := prev.Get("content"), next.Get("content")

@@ -19,23 +19,23 @@ import (
 // display-only blocks (images, audio, attachments) and internal metadata are
 // stripped from what remains.
 func normalizeReplayContent(r *Run, msgs []Message) []Message {
-	out := make([]Message, 0, len(msgs))
+	out := editedList{src: msgs}
 	for i := range msgs {
 		m := msgs[i]
 		switch session.Role(&m.V) {
 		case session.RoleUser:
 			if sanitizeUserReplayContent(r, &m) {
-				out = append(out, m)
+				out.add(m)
 			}
 		case session.RoleAssistant:
-			if normalizeAssistant(r, out, &m) {
-				out = append(out, m)
+			if normalizeAssistant(r, out.list(), &m) {
+				out.add(m)
 			}
 		default:
-			out = append(out, m)
+			out.add(m)
 		}
 	}
-	return out
+	return out.list()
 }
 
 // normalizeAssistant normalises one assistant message in place and reports

@@ -33,7 +33,7 @@ func imagePass(r *Run, msgs []Message) []Message {
 	// per-message pass below then only handles text.
 	sanitizeSessionImages(r, msgs)
 	r.phase = 2
-	out := make([]Message, 0, len(msgs)) // not msgs[:0]: msgs may be the caller's list
+	out := editedList{src: msgs} // a copy of msgs (not msgs[:0]: msgs may be the caller's list) once it differs
 	for i := range msgs {
 		m := msgs[i]
 		switch session.Role(&m.V) {
@@ -48,9 +48,9 @@ func imagePass(r *Run, msgs []Message) []Message {
 				continue
 			}
 		}
-		out = append(out, m)
+		out.add(m)
 	}
-	return out
+	return out.list()
 }
 
 // sanitizeResultContent drops blank text from a toolResult or user content

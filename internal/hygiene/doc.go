@@ -6,11 +6,13 @@
 //
 // ReplaySession is how a session file is replayed, by `replay` and `check
 // --provider` alike: segment by segment over the context stream of package
-// session (stream.go), memory bounded by a segment per target, again
+// session (stream.go), memory bounded by a segment per target and what the
+// rules carry from segment to segment (the tool-call ids seen so far), again
 // without a cut that met a hazard, and whole wherever the segmented replay
-// cannot vouch for its result. Whichever way it goes, each target gets
-// exactly what ReplayContext gives for the whole branch; what is not
-// guaranteed is the memory of a session replayed whole.
+// cannot vouch for its result; targets replayed over one read share the
+// steps their policies agree on (shared_steps.go). Whichever way it goes,
+// each target gets exactly what ReplayContext gives for the whole branch;
+// what is not guaranteed is the memory of a session replayed whole.
 //
 // Every rule lives in its own file, named after its rule id:
 // assistant/no-reply is in assistant_no_reply.go, turns/merge-user in

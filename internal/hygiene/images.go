@@ -46,11 +46,15 @@ func sanitizeSessionImages(r *Run, msgs []Message) {
 		if !content.IsArray() {
 			continue
 		}
-		blocks := make([]*jsonl.Value, content.Len())
-		for j := range blocks {
-			blocks[j] = content.Index(j)
+		var blocks []*jsonl.Value // the image blocks: the only ones collectImageJobs reads
+		for j := range content.Len() {
+			if b := content.Index(j); isImageBlock(b) {
+				blocks = append(blocks, b)
+			}
 		}
-		sites = append(sites, imageSite{msg: m, blocks: blocks})
+		if blocks != nil {
+			sites = append(sites, imageSite{msg: m, blocks: blocks})
+		}
 	}
 	sanitizeImageSet(r, sites)
 }
@@ -60,6 +64,9 @@ type imageSite struct {
 	msg    *Message
 	blocks []*jsonl.Value
 }
+
+// isImageBlock reports a content block of type "image".
+func isImageBlock(b *jsonl.Value) bool { return b.IsObject() && b.Get("type").StrOr("") == "image" }
 
 // imageJob is one image payload to sanitize; identical payloads share a job.
 type imageJob struct {
@@ -98,7 +105,7 @@ func collectImageJobs(sites []imageSite) ([]imageUse, []*imageJob) {
 	index := map[[2]string]int{}
 	for _, s := range sites {
 		for _, b := range s.blocks {
-			if !b.IsObject() || b.Get("type").StrOr("") != "image" {
+			if !isImageBlock(b) {
 				continue
 			}
 			data, okData := b.GetStr("data")

@@ -49,7 +49,9 @@ func repairToolResultPairing(r *Run, msgs []Message, opts pairingOptions) []Mess
 	r.phase = 2
 	resolveDisplacedResults(r, msgs, frames)
 	r.phase = 3
-	return assemblePairing(r, msgs, frames, opts)
+	out := assemblePairing(r, msgs, frames, opts)
+	r.pairing.release()
+	return out
 }
 
 // callOccurrence is one tool call of a frame and the result it got.
@@ -86,40 +88,81 @@ type pairingFrame struct {
 }
 
 // classifyPairing splits msgs into frames and attaches each frame's results
-// to its calls (OpenClaw's classifyToolUseResultPairing, first pass).
+// to its calls (OpenClaw's classifyToolUseResultPairing, first pass). The
+// frames live in r's pairing room until the next pairing pass.
 func classifyPairing(r *Run, msgs []Message) []*pairingFrame {
-	var starts []int
-	var calls [][]session.ToolCall // the tool calls of each start
+	p := &r.pairing
+	p.starts, p.calls, p.callEnds = p.starts[:0], p.calls[:0], p.callEnds[:0]
 	for i := range msgs {
 		if session.Role(&msgs[i].V) != session.RoleAssistant {
 			continue
 		}
-		if c := session.ToolCalls(&msgs[i].V); len(c) > 0 {
-			starts, calls = append(starts, i), append(calls, c)
+		n := len(p.calls)
+		if p.calls = session.AppendToolCalls(p.calls, &msgs[i].V); len(p.calls) > n {
+			p.starts, p.callEnds = append(p.starts, i), append(p.callEnds, len(p.calls))
 		}
 	}
-	// Frames and call occurrences come from two blocks, and the queues are
-	// reused from frame to frame: a session has a frame per tool call turn.
-	total := 0
-	for _, c := range calls {
-		total += len(c)
-	}
-	frames := make([]*pairingFrame, len(starts))
-	store := make([]pairingFrame, len(starts))
-	occs := make([]callOccurrence, total)
-	ptrs := make([]*callOccurrence, total)
+	p.grow(len(p.starts), len(p.calls))
+	frames, store := p.frames[:len(p.starts)], p.store[:len(p.starts)]
+	occs, ptrs := p.occs[:len(p.calls)], p.ptrs[:len(p.calls)]
 	var q frameQueues
-	for k, start := range starts {
+	from := 0
+	for k, start := range p.starts {
 		end := len(msgs)
-		if k+1 < len(starts) {
-			end = starts[k+1]
+		if k+1 < len(p.starts) {
+			end = p.starts[k+1]
 		}
-		n := len(calls[k])
+		to := p.callEnds[k]
 		frames[k] = &store[k]
-		classifyFrame(r, msgs, frames[k], start, end, calls[k], occs[:n:n], ptrs[:n:n], &q)
-		occs, ptrs = occs[n:], ptrs[n:]
+		classifyFrame(r, msgs, frames[k], start, end, p.calls[from:to:to], occs[from:to:to], ptrs[from:to:to], &q)
+		from = to
 	}
 	return frames
+}
+
+// pairingRoom is the memory classifyPairing reuses from one pairing pass
+// to the next (a segmented replay makes one per segment): the tool-calling
+// turns, their calls, the frames and the call occurrences.
+type pairingRoom struct {
+	starts, callEnds []int // each frame's assistant, and the end of its calls in calls
+	calls            []session.ToolCall
+	frames           []*pairingFrame
+	store            []pairingFrame
+	occs             []callOccurrence
+	ptrs             []*callOccurrence
+}
+
+// grow makes room for frames frames and calls call occurrences.
+func (p *pairingRoom) grow(frames, calls int) {
+	if cap(p.store) < frames {
+		p.frames, p.store = make([]*pairingFrame, frames), make([]pairingFrame, frames)
+	}
+	if cap(p.occs) < calls {
+		p.occs, p.ptrs = make([]callOccurrence, calls), make([]*callOccurrence, calls)
+	}
+}
+
+// maxPairingRoom is the most call occurrences a pairingRoom keeps room for
+// after a pass: a segment's worth, not a whole-list replay's.
+const maxPairingRoom = 1 << 16
+
+// release lets go of what the last pass's frames point to (messages,
+// results): its frames stay as room, their lists empty; a room grown past
+// maxPairingRoom goes.
+func (p *pairingRoom) release() {
+	if cap(p.occs) > maxPairingRoom || cap(p.store) > maxPairingRoom {
+		*p = pairingRoom{}
+		return
+	}
+	for i := range p.store[:len(p.starts)] {
+		f := &p.store[i]
+		clear(f.unclaimed)
+		*f = pairingFrame{remainder: f.remainder[:0], unclaimed: f.unclaimed[:0]}
+	}
+	clear(p.occs[:len(p.calls)])
+	clear(p.ptrs[:len(p.calls)])
+	clear(p.frames[:len(p.starts)])
+	clear(p.calls) // the calls' ids and names alias the messages
 }
 
 // frameQueues are classifyFrame's queues: pending holds the calls without
@@ -199,7 +242,7 @@ func (c *callQueues) reset() {
 func classifyFrame(r *Run, msgs []Message, f *pairingFrame, start, end int, calls []session.ToolCall,
 	store []callOccurrence, occs []*callOccurrence, q *frameQueues) {
 	asst := &msgs[start].V
-	*f = pairingFrame{start: start, end: end, calls: calls}
+	*f = pairingFrame{start: start, end: end, calls: calls, remainder: f.remainder[:0], unclaimed: f.unclaimed[:0]}
 	stop := asst.Get("stopReason").StrOr("")
 	f.failed = stop == "error" || stop == "aborted"
 	q.reset()
@@ -299,7 +342,7 @@ func assemblePairing(r *Run, msgs []Message, frames []*pairingFrame, opts pairin
 	if text == "" {
 		text = defaultMissingToolResultText
 	}
-	out := make([]Message, 0, len(msgs))
+	out := editedList{src: msgs} // usually msgs as it is: no copy then
 	cursor := 0
 	unframed := func(end int) {
 		for ; cursor < end; cursor++ {
@@ -310,7 +353,7 @@ func assemblePairing(r *Run, msgs []Message, frames []*pairingFrame, opts pairin
 			case session.Role(&m.V) == session.RoleToolResult:
 				r.Record("tool-result-pairing/orphan", &m, "result for %s comes before any tool call: dropped", orUnknownID(session.ToolResultID(&m.V)))
 			default:
-				out = append(out, m)
+				out.add(m)
 			}
 		}
 	}
@@ -320,24 +363,24 @@ func assemblePairing(r *Run, msgs []Message, frames []*pairingFrame, opts pairin
 		if f.failed {
 			recordFailedFrame(r, msgs, f)
 		} else {
-			out = append(out, msgs[f.start])
-			mark := len(out)
+			out.add(msgs[f.start])
+			mark := out.len()
 			for _, o := range f.occs {
 				if o.result == nil {
 					r.Record("tool-result-pairing/synthetic", &msgs[f.start], "tool call %s has no result: synthetic result %q inserted", o.call.ID, text)
-					out = append(out, syntheticToolResult(r, o.call, text))
+					out.add(syntheticToolResult(r, o.call, text))
 					continue
 				}
-				out = append(out, *o.result)
+				out.add(*o.result)
 			}
-			recordReorderedResults(r, f, out[mark:])
+			recordReorderedResults(r, f, out.list()[mark:])
 		}
 		for _, i := range f.remainder {
-			out = append(out, msgs[i])
+			out.add(msgs[i])
 		}
 	}
 	unframed(len(msgs))
-	return out
+	return out.list()
 }
 
 // recordFailedFrame records the removal of a failed turn and its results.

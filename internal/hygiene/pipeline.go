@@ -22,16 +22,26 @@ func Replay(r *Run, msgs []Message) ([]Message, error) {
 
 // replayOwned is Replay over messages the rules may modify in place.
 func replayOwned(r *Run, msgs []Message) ([]Message, error) {
+	// Steps 1–9 (2 is ApplyModelSnapshot, before the list).
+	return replayAfterPrefix(r, runSteps(r, msgs, prefixSteps))
+}
+
+// firstPairing is step 9: the Responses replay, or the first tool-result
+// pairing pass.
+func firstPairing(r *Run, msgs []Message) []Message {
+	if isResponsesAPI(r.Target.ModelAPI) {
+		return responsesReplay(r, msgs)
+	}
+	if r.Policy.RepairToolUseResultPairing {
+		return repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: syntheticResultText})
+	}
+	return msgs
+}
+
+// replayAfterPrefix is the pipeline after prefixSteps: steps 10–18.
+func replayAfterPrefix(r *Run, msgs []Message) ([]Message, error) {
 	responses := isResponsesAPI(r.Target.ModelAPI)
 	pairing := r.Policy.RepairToolUseResultPairing
-	// Steps 1–8 (2 is ApplyModelSnapshot, before the list).
-	msgs = runSteps(r, msgs, sanitizeSteps)
-	r.at(9)
-	if responses {
-		msgs = responsesReplay(r, msgs)
-	} else if pairing {
-		msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: syntheticResultText})
-	}
 	msgs = runSteps(r, msgs, rewriteSteps) // 10–13
 	r.at(14)
 	if responses {
@@ -71,10 +81,12 @@ type step struct {
 }
 
 // The pipeline's runs of unconditional steps; the rules themselves check
-// whether the policy applies them.
+// whether the policy applies them. The runs of a segmented replay share
+// the prefix steps their policies agree on (shared_steps.go).
 var (
-	sanitizeSteps = []step{{1, annotateInterSession}, {3, normalizeReplayContent}, {4, imagePass},
-		{5, cleanupThinkingSignatures}, {6, dropReasoningFromHistory}, {7, dropThinkingBlocks}, {8, sanitizeToolCallInputs}}
+	prefixSteps = []step{{1, annotateInterSession}, {3, normalizeReplayContent}, {4, imagePass},
+		{5, cleanupThinkingSignatures}, {6, dropReasoningFromHistory}, {7, dropThinkingBlocks}, {8, sanitizeToolCallInputs},
+		{9, firstPairing}}
 	rewriteSteps = []step{{10, rewriteToolCallIDs}, {11, stripToolResultDetails}, {12, normalizeUsageSnapshots}, {13, providerReplayHook}}
 	turnSteps    = []step{{17, validateGeminiTurns}, {17, validateAnthropicTurns}}
 )
@@ -108,6 +120,40 @@ func checkResponsesInvariant(r *Run, msgs []Message) error {
 	r.addChange(Change{Rule: ruleResponsesInvariant, Detail: err.Error(), Rejects: true, CauseLine: msgs[i].Line})
 	return err
 }
+
+// editedList is the output of a step that passes most messages on as they
+// are: it copies the input list only once the output differs from it (a
+// message changed, gone or added), and is a prefix of the input until then.
+type editedList struct {
+	src    []Message // the step's input
+	out    []Message // the output once copied
+	n      int       // the output's length while it is src[:n]
+	copied bool
+}
+
+// add appends m to the output.
+func (l *editedList) add(m Message) {
+	if !l.copied {
+		if l.n < len(l.src) && l.src[l.n] == m {
+			l.n++
+			return
+		}
+		l.out = append(make([]Message, 0, len(l.src)+1), l.src[:l.n]...)
+		l.copied = true
+	}
+	l.out = append(l.out, m)
+}
+
+// list is the output so far.
+func (l *editedList) list() []Message {
+	if !l.copied {
+		return l.src[:l.n:l.n]
+	}
+	return l.out
+}
+
+// len is the output's length so far.
+func (l *editedList) len() int { return len(l.list()) }
 
 // cloneMessages deep-copies msgs so the rules may edit values in place.
 func cloneMessages(msgs []Message) []Message {

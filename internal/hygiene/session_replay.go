@@ -20,9 +20,11 @@ import (
 // hazard, before it replays the session whole for that target.
 const segmentRetries = 3
 
-// sessionBatch is how many targets one read of the session serves: each
-// batch's change logs are handed over before the next batch is read, which
-// bounds how many logs there are at once.
+// sessionBatch is how many targets one read of the session serves when
+// the output is not a ChangeSink: each batch's change logs are handed over
+// before the next batch is read, which bounds how many logs there are at
+// once. A ChangeSink takes the changes a segment at a time, so that the runs
+// keep no log and one read serves every run.
 const sessionBatch = 3
 
 // SessionOutput receives what ReplaySession makes of each of its configs
@@ -38,6 +40,22 @@ type SessionOutput interface {
 	Segment(k int, msgs []Message) error
 	// Done reports how run k ended; it is called once per run.
 	Done(k int, res Replayed) error
+}
+
+// ChangeSink is a SessionOutput that takes each run's changes as they are
+// made, a segment at a time, so that no run keeps a change log (a log holds
+// a change per rewritten tool call, say, of the whole session): one read of
+// the session then serves every run.
+type ChangeSink interface {
+	SessionOutput
+	// Changes receives run k's changes of one segment of a segmented
+	// attempt, in the order the rules recorded them, and each one's step
+	// key: the run's whole change log (ReplayContext's) is the stable sort
+	// of every change Changes received for the run since its last Begin by
+	// that key. The Replayed.Run of a segmented attempt's Done then has no
+	// Changes; a whole-list replay's has them all, and Changes is not
+	// called for it. The slices' room is reused once Changes returns.
+	Changes(k int, changes []Change, steps []int) error
 }
 
 // Replayed is how one run of ReplaySession ended.
@@ -70,8 +88,10 @@ func (e *WholeLoadError) Unwrap() error { return e.Err }
 // context stream, which the caller opened (its Facts complete the targets)
 // and ReplaySession closes.
 //
-// The runs go a batch of sessionBatch at a time, each batch over one read
-// of the session, segment by segment. A run whose segmented replay met a
+// The runs go segment by segment over one read of the session when out is
+// a ChangeSink, otherwise a batch of sessionBatch runs per read; the runs
+// of a read share the sanitize steps their policies agree on
+// (shared_steps.go). A run whose segmented replay met a
 // hazard at one cut goes again, on a fresh stream of src, without that cut
 // (up to segmentRetries times); a run with any other hazard, and every run
 // not done when a stream fails (a line that changed, or one OpenClaw's
@@ -88,12 +108,20 @@ func (e *WholeLoadError) Unwrap() error { return e.Err }
 // chunks of the stream, or before the whole-list replay), and the first of
 // out's.
 func ReplaySession(ctx context.Context, src io.ReaderAt, stream *session.ContextStream, configs []Config, out SessionOutput) error {
+	sink, _ := out.(ChangeSink)
 	if leaders, runs := sameReplays(configs, stream.Facts.ModelSnapshot); len(leaders) < len(configs) {
-		out = &sharedOutput{out: out, runs: runs, configs: configs}
+		shared := &sharedOutput{out: out, sink: sink, runs: runs, configs: configs}
+		out = shared
+		if sink != nil {
+			sink = shared
+		}
 		configs = leaders
 	}
-	p := &sessionReplay{ctx: ctx, src: src, stream: stream, configs: configs, out: out,
+	p := &sessionReplay{ctx: ctx, src: src, stream: stream, configs: configs, out: out, batch: sessionBatch,
 		avoid: make([]map[int]bool, len(configs)), done: make([]bool, len(configs))}
+	if sink != nil {
+		p.changes, p.batch = sink.Changes, len(configs)
+	}
 	defer func() {
 		if p.stream != nil {
 			p.stream.Close()
@@ -112,6 +140,8 @@ type sessionReplay struct {
 	stream  *session.ContextStream // the stream the next batch reads; nil once used
 	configs []Config
 	out     SessionOutput
+	changes changeSink     // the output's ChangeSink, or nil
+	batch   int            // how many runs one read serves
 	avoid   []map[int]bool // by run: the cuts that met a hazard
 	done    []bool         // by run: its segmented replay was exact
 }
@@ -125,7 +155,7 @@ func (p *sessionReplay) segmented() error {
 	}
 	for attempt := 0; len(pending) > 0; attempt++ {
 		var again []int
-		for start := 0; start < len(pending); start += sessionBatch {
+		for start := 0; start < len(pending); start += p.batch {
 			if p.stream == nil {
 				s, err := session.OpenContext(p.src)
 				if err != nil {
@@ -133,7 +163,7 @@ func (p *sessionReplay) segmented() error {
 				}
 				p.stream = s
 			}
-			retry, readFailed, err := p.attempt(pending[start:min(start+sessionBatch, len(pending))], attempt)
+			retry, readFailed, err := p.attempt(pending[start:min(start+p.batch, len(pending))], attempt)
 			if err != nil || readFailed {
 				return err
 			}
@@ -173,7 +203,12 @@ func (p *sessionReplay) attempt(batch []int, attempt int) (retry []int, readFail
 		contextLen += len(msgs)
 		return msgs, err
 	}
-	errs, err := replayStreamAll(runs, s.Facts, avoid, next, func(i int, msgs []Message) error { return p.out.Segment(batch[i], msgs) })
+	emit := func(i int, msgs []Message) error { return p.out.Segment(batch[i], msgs) }
+	var changes changeSink
+	if p.changes != nil {
+		changes = func(i int, cs []Change, steps []int) error { return p.changes(batch[i], cs, steps) }
+	}
+	errs, err := replayStreamAll(runs, s.Facts, avoid, next, emit, changes)
 	s.Close()
 	p.stream = nil
 	switch {
@@ -251,8 +286,9 @@ func (p *sessionReplay) whole() error {
 // group.
 type sharedOutput struct {
 	out     SessionOutput
-	runs    [][]int  // by leader: the caller's runs of its group, itself first
-	configs []Config // the caller's
+	sink    ChangeSink // out, when it is one
+	runs    [][]int    // by leader: the caller's runs of its group, itself first
+	configs []Config   // the caller's
 }
 
 func (s *sharedOutput) Begin(k int, whole bool) error {
@@ -267,6 +303,15 @@ func (s *sharedOutput) Begin(k int, whole bool) error {
 func (s *sharedOutput) Segment(k int, msgs []Message) error {
 	for _, j := range s.runs[k] {
 		if err := s.out.Segment(j, msgs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sharedOutput) Changes(k int, changes []Change, steps []int) error {
+	for _, j := range s.runs[k] {
+		if err := s.sink.Changes(j, changes, steps); err != nil {
 			return err
 		}
 	}

@@ -176,3 +176,113 @@ func replaySessionOf(t *testing.T, ctx context.Context, data []byte, targets []T
 	out.err = ReplaySession(ctx, bytes.NewReader(data), s, configs, out)
 	return out
 }
+
+// sinkOutput is a recordedOutput that is a ChangeSink: it keeps each run's
+// changes as the segments hand them over, with their step keys.
+type sinkOutput struct {
+	recordedOutput
+	changes map[int][]Change
+	steps   map[int][]int
+	calls   map[int]int // by run: the segments that handed changes over
+}
+
+func (o *sinkOutput) Begin(k int, whole bool) error {
+	o.changes[k], o.steps[k], o.calls[k] = nil, nil, 0
+	return o.recordedOutput.Begin(k, whole)
+}
+
+func (o *sinkOutput) Changes(k int, changes []Change, steps []int) error {
+	if len(changes) > 0 {
+		o.calls[k]++
+	}
+	o.changes[k] = append(o.changes[k], changes...)
+	o.steps[k] = append(o.steps[k], steps...)
+	return nil
+}
+
+// log is run k's change log: what Changes received, stably sorted by step
+// key.
+func (o *sinkOutput) log(k int) []Change {
+	order := make([]int, len(o.changes[k]))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return o.steps[k][a] - o.steps[k][b] })
+	log := make([]Change, len(order))
+	for i, j := range order {
+		log[i] = o.changes[k][j]
+	}
+	return log
+}
+
+// TestReplaySessionChangeSink: with an output that takes the changes a
+// segment at a time, ReplaySession replays every conformance target over
+// one read of sessions stitched from the conformance cases and of damaged
+// sessions, in segments of a few messages, and each target gets what
+// replaying it alone, whole, gives: its messages, and its change log as
+// the stable sort of the changes handed over by their step keys (the
+// segmented runs' Done carrying none).
+func TestReplaySessionChangeSink(t *testing.T) {
+	small := casesWithoutImages(t)
+	var sessions [][]byte
+	for seed := range uint64(6) {
+		sessions = append(sessions, stitchSession(t, small, seed))
+	}
+	for i, s := range sessiontest.DamagedSeeds(t) {
+		if i%9 == 0 {
+			sessions = append(sessions, sessiontest.Damaged(s.Base, s.Program))
+		}
+	}
+	defer func(n int) { minSegmentMessages = n }(minSegmentMessages)
+	minSegmentMessages = 3
+	targets := readConformanceTargets(t)
+	segmented := 0
+	for i, data := range sessions {
+		whole, err := session.ReadContext(bytes.NewReader(data))
+		if err != nil {
+			continue // the loader's errors are not the replay's
+		}
+		stream, err := session.OpenContext(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		configs := make([]Config, len(targets))
+		for k, ct := range targets {
+			configs[k] = conformanceRun(ct.Target).Config
+		}
+		out := &sinkOutput{recordedOutput: recordedOutput{begins: map[int]string{}, segments: map[int][]Message{}, done: map[int]Replayed{}},
+			changes: map[int][]Change{}, steps: map[int][]int{}, calls: map[int]int{}}
+		if err := ReplaySession(context.Background(), bytes.NewReader(data), stream, configs, out); err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+		for k, ct := range targets {
+			if out.calls[k] > 1 && !out.done[k].Whole {
+				segmented++ // changes from more than one segment
+			}
+			res := out.done[k]
+			wantRun := conformanceRun(ct.Target)
+			want, wantErr := ReplayContext(wantRun, cloneContext(whole))
+			msgs, changes := out.segments[k], out.log(k)
+			if res.Whole {
+				msgs, changes = res.Messages, res.Run.Changes
+			} else if len(res.Run.Changes) > 0 {
+				t.Errorf("session %d [%s]: a segmented run's Done carries %d changes", i, ct.Name, len(res.Run.Changes))
+			}
+			if (res.Refusal != nil) != (wantErr != nil) {
+				t.Errorf("session %d [%s]: refusal %v, whole-list replay's %v", i, ct.Name, res.Refusal, wantErr)
+				continue
+			}
+			if wantErr == nil {
+				if d := diffMessages(msgs, want); d != "" {
+					t.Errorf("session %d [%s]: %s", i, ct.Name, d)
+				}
+			}
+			if (len(changes) > 0 || len(wantRun.Changes) > 0) && !reflect.DeepEqual(changes, wantRun.Changes) {
+				t.Errorf("session %d [%s] (attempts %q): changes differ:\n got %v\nwant %v", i, ct.Name, out.begins[k], changes, wantRun.Changes)
+			}
+		}
+	}
+	if segmented < len(sessions) {
+		t.Fatalf("%d runs over %d sessions got changes from more than one segment", segmented, len(sessions))
+	}
+}

@@ -66,9 +66,13 @@ var minSegmentMessages = 4096 // a variable for tests
 // segments, and emit may have had some of its messages. When OpenClaw would
 // refuse the history (the Responses invariant), the run reports a
 // *segmentHazard too: the whole-list replay then gives the refusal with
-// every change it records. err is next's or emit's, which end the replay of
-// every run.
-func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func(k int, msgs []Message) error) (errs []error, err error) {
+// every change it records. err is next's, emit's or changes', which end the
+// replay of every run.
+//
+// With changes set, each run's change log is handed over to it after each
+// segment (after emit) and emptied: the runs then keep no log, and the
+// whole log is the stable sort of what changes got by the step keys.
+func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func(k int, msgs []Message) error, changes changeSink) (errs []error, err error) {
 	errs = make([]error, len(runs))
 	for _, r := range runs {
 		ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
@@ -103,7 +107,7 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 				return errs, nil
 			}
 		}
-		if err := replaySegmentAll(runs, errs, input, c.msgs[:cut], c.base, final, emit); err != nil {
+		if err := replaySegmentAll(runs, errs, input, c.msgs[:cut], c.base, final, emit, changes); err != nil {
 			return errs, err
 		}
 		if !slices.ContainsFunc(errs, func(e error) bool { return e == nil }) {
@@ -122,36 +126,45 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 // replaySegmentAll replays one segment for every run without a hazard.
 // What the segment may not hold (input's check) is the same for every
 // run, which have all replayed the same segments before: it is checked
-// once, on msgs before any rule edits them.
-func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error) error {
-	last := len(runs) - 1
-	for last >= 0 && errs[last] != nil {
-		last--
-	}
+// once, on msgs before any rule edits them. Runs share the prefix steps
+// their policies agree on (sharePrefix).
+func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error, changes changeSink) error {
 	hazard := input.check(msgs)
+	var active []int
 	for k, r := range runs {
 		if errs[k] != nil {
 			continue
 		}
-		own := msgs
-		if k != last {
-			own = cloneMessages(msgs) // the rules edit the values they are given
-		}
-		r.seg.start, r.seg.end = start, start+len(msgs)
+		active = append(active, k)
+		r.seg.start, r.seg.end, r.seg.last = start, start+len(msgs), final
 		if hazard != "" {
 			r.seg.fail(hazard)
 		}
-		out, err := r.replaySegment(own, final)
+	}
+	return sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
+		r := runs[k]
+		out, err := r.finishSegment(msgs)
 		if err != nil {
 			errs[k] = err
-			continue
+			return nil
 		}
 		if err := emit(k, out); err != nil {
 			return err
 		}
-	}
-	return nil
+		if changes != nil {
+			if err := changes(k, r.Changes, r.changeSteps); err != nil {
+				return err
+			}
+			r.Changes, r.changeSteps = r.Changes[:0], r.changeSteps[:0]
+		}
+		return nil
+	})
 }
+
+// changeSink receives run k's changes of one segment, in the order the
+// rules recorded them, and each change's step key (Run.changeSteps); the
+// slices' room is reused once it returns.
+type changeSink func(k int, changes []Change, steps []int) error
 
 // cutter collects messages and finds where the next segment ends.
 type cutter struct {
@@ -309,11 +322,12 @@ func newSegment() *segment {
 		reserved: map[string]bool{}}
 }
 
-// replaySegment replays one segment and checks that the cut held.
-func (r *Run) replaySegment(msgs []Message, last bool) ([]Message, error) {
+// finishSegment replays one segment after the prefix steps, which msgs
+// has been through, and checks that the cut held.
+func (r *Run) finishSegment(msgs []Message) ([]Message, error) {
 	s := r.seg
-	s.last = last
-	out, err := replayOwned(r, msgs)
+	last := s.last
+	out, err := replayAfterPrefix(r, msgs)
 	if err != nil {
 		// The whole-list replay records every step's changes over the
 		// whole history before it refuses: let it report the refusal.
@@ -492,10 +506,9 @@ func (s *segment) keepResolver(res *toolIDResolver) {
 // segment already handed out is a hazard.
 func (s *segment) reserveIDs(res *toolIDResolver, ids []string) {
 	for _, id := range ids {
-		if res.used[id] {
+		if !res.claim(id) {
 			s.fail(fmt.Sprintf("reserved tool-call id %q already handed out", id))
 		}
-		res.used[id] = true
 	}
 }
 

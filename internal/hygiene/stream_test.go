@@ -214,13 +214,7 @@ func TestReplayStreamRealSession(t *testing.T) {
 // read of the session gives each target the whole-list replay's result (or
 // a hazard), as replaying it alone does.
 func TestReplayStreamAllMatchesWhole(t *testing.T) {
-	cases := sessiontest.ConformanceCases(t)
-	var small []string
-	for _, c := range cases {
-		if !isImageCase(filepath.Base(c)) {
-			small = append(small, c)
-		}
-	}
+	small := casesWithoutImages(t)
 	defer func(n int) { minSegmentMessages = n }(minSegmentMessages)
 	minSegmentMessages = 5
 	targets := readConformanceTargets(t)
@@ -243,7 +237,7 @@ func TestReplayStreamAllMatchesWhole(t *testing.T) {
 		errs, err := replayStreamAll(runs, s.Facts, nil, s.Next, func(k int, msgs []Message) error {
 			got[k] = append(got[k], msgs...)
 			return nil
-		})
+		}, nil)
 		s.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -293,10 +287,23 @@ func diffMessages(got, want []Message) string {
 	return ""
 }
 
+// casesWithoutImages are the conformance cases but those of images (which
+// take long to replay).
+func casesWithoutImages(t *testing.T) []string {
+	t.Helper()
+	var small []string
+	for _, c := range sessiontest.ConformanceCases(t) {
+		if !isImageCase(filepath.Base(c)) {
+			small = append(small, c)
+		}
+	}
+	return small
+}
+
 // replayStream is replayStreamAll for one run: its hazard, or next's or
 // emit's error.
 func replayStream(r *Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func([]Message) error) error {
-	errs, err := replayStreamAll([]*Run{r}, facts, avoid, next, func(_ int, msgs []Message) error { return emit(msgs) })
+	errs, err := replayStreamAll([]*Run{r}, facts, avoid, next, func(_ int, msgs []Message) error { return emit(msgs) }, nil)
 	if err != nil {
 		return err
 	}

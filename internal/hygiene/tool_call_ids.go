@@ -199,63 +199,84 @@ func rewriteResultIDs(r *Run, rule string, m Message, resolve func(string) strin
 // ids queued under their raw id first in, first out (OpenClaw's
 // createOccurrenceAwareResolver).
 type toolIDResolver struct {
-	mode            string
-	preserveNative  bool
-	openAIStyle     bool
-	used            map[string]bool
-	callOccurrences map[string]int
-	orphanResults   map[string]int
-	pending         map[string][]string
+	mode           string
+	preserveNative bool
+	openAIStyle    bool
+	// ids holds what the resolver knows of an id, raw or handed out: one
+	// map, read and written once per tool call (a session may have a
+	// hundred thousand).
+	ids     map[string]idState
+	pending map[string][]string
+}
+
+// idState is what a toolIDResolver knows of one id.
+type idState struct {
+	used    bool  // handed out or reserved: no other call may get it
+	calls   int32 // the raw id's assistant occurrences so far
+	orphans int32 // its results that found no queued id so far
 }
 
 func newToolIDResolver(mode string, preserveNative bool, duplicateStyle string, reserved []string) *toolIDResolver {
 	res := &toolIDResolver{
-		mode:            mode,
-		preserveNative:  preserveNative,
-		openAIStyle:     duplicateStyle == "openai",
-		used:            make(map[string]bool, len(reserved)),
-		callOccurrences: map[string]int{},
-		orphanResults:   map[string]int{},
-		pending:         map[string][]string{},
+		mode:           mode,
+		preserveNative: preserveNative,
+		openAIStyle:    duplicateStyle == "openai",
+		ids:            make(map[string]idState, len(reserved)),
+		pending:        map[string][]string{},
 	}
 	for _, id := range reserved {
-		res.used[id] = true
+		res.markUsed(id)
 	}
 	return res
 }
 
+// isUsed reports whether id is handed out or reserved.
+func (res *toolIDResolver) isUsed(id string) bool { return res.ids[id].used }
+
+// markUsed marks id as handed out or reserved. id must be the resolver's
+// own copy (it may become a key).
+func (res *toolIDResolver) markUsed(id string) {
+	st := res.ids[id]
+	st.used = true
+	res.ids[id] = st
+}
+
 func (res *toolIDResolver) allocate(seed string) string {
-	next := strings.Clone(makeUniqueToolID(seed, res.used, res.mode))
-	res.used[next] = true
+	next := strings.Clone(makeUniqueToolID(seed, res.isUsed, res.mode))
+	res.markUsed(next)
 	return next
 }
 
 // claim marks id as used when it is free, reporting whether it was. id
 // must be the resolver's own copy (it becomes a key).
 func (res *toolIDResolver) claim(id string) bool {
-	if res.used[id] {
+	if res.isUsed(id) {
 		return false
 	}
-	res.used[id] = true
+	res.markUsed(id)
 	return true
 }
 
 func (res *toolIDResolver) resolveAssistantID(id string) string {
-	k := res.callOccurrences[id] + 1
+	st := res.ids[id]
+	st.calls++
+	k := int(st.calls)
 	if k == 1 {
 		// The id becomes a key of the maps below (and often the id kept):
 		// one copy serves them all.
 		id = strings.Clone(id)
 	}
-	res.callOccurrences[id] = k
+	// The first occurrence of a native id keeps it when it is free.
+	keep := k == 1 && !st.used && (res.openAIStyle && isOpenAIToolCallID(id) ||
+		res.preserveNative && isNativeAnthropicToolUseID(id))
+	st.used = st.used || keep
+	res.ids[id] = st // before allocating: the id itself may be a candidate
 	var next string
 	switch {
+	case keep:
+		next = id
 	case res.openAIStyle && k > 1:
 		next = res.allocateOpenAIStyle(id, k)
-	case res.openAIStyle && k == 1 && isOpenAIToolCallID(id) && res.claim(id):
-		next = id
-	case res.preserveNative && k == 1 && isNativeAnthropicToolUseID(id) && res.claim(id):
-		next = id
 	case k == 1:
 		next = res.allocate(id)
 	default:
@@ -296,12 +317,16 @@ func (res *toolIDResolver) resolveToolResultID(id string) string {
 		}
 		return next
 	}
-	n := res.orphanResults[id] + 1
+	st := res.ids[id]
+	st.orphans++
+	n := int(st.orphans)
 	if n == 1 {
 		id = strings.Clone(id) // a key of the maps (and maybe the id kept)
 	}
-	res.orphanResults[id] = n
-	if res.preserveNative && n == 1 && isNativeAnthropicToolUseID(id) && res.claim(id) {
+	keep := n == 1 && !st.used && res.preserveNative && isNativeAnthropicToolUseID(id)
+	st.used = st.used || keep
+	res.ids[id] = st
+	if keep {
 		return id
 	}
 	return res.allocate(id + ":tool_result:" + strconv.Itoa(n))
@@ -311,7 +336,7 @@ func (res *toolIDResolver) resolveToolResultID(id string) string {
 // queues it for that turn's results.
 func (res *toolIDResolver) preserveAssistantID(id string) {
 	id = strings.Clone(id)
-	res.used[id] = true
+	res.markUsed(id)
 	res.pending[id] = append(res.pending[id], id)
 }
 
@@ -344,20 +369,20 @@ func sanitizeToolCallID(id, mode string) string {
 
 // makeUniqueToolID is OpenClaw's makeUniqueToolId: the sanitized id when it
 // is free, else a hash-derived variant that is.
-func makeUniqueToolID(id string, used map[string]bool, mode string) string {
+func makeUniqueToolID(id string, used func(string) bool, mode string) string {
 	if mode == toolCallIDModeStrict9 {
-		if base := sanitizeToolCallID(id, mode); len(base) >= strict9Len && !used[base[:strict9Len]] {
+		if base := sanitizeToolCallID(id, mode); len(base) >= strict9Len && !used(base[:strict9Len]) {
 			return base[:strict9Len]
 		}
 		for i := 0; i < uniqueAttempts; i++ {
-			if h := sha256Hex(id + ":" + strconv.Itoa(i))[:strict9Len]; !used[h] {
+			if h := sha256Hex(id + ":" + strconv.Itoa(i))[:strict9Len]; !used(h) {
 				return h
 			}
 		}
 		return sha256Hex(id + ":" + strconv.FormatInt(time.Now().UnixMilli(), 10))[:strict9Len]
 	}
 	base := truncate(sanitizeToolCallID(id, mode), strictMaxLen)
-	if !used[base] {
+	if !used(base) {
 		return base
 	}
 	// Only "strict" is a known mode; OpenClaw separates with "_" for others.
@@ -367,7 +392,7 @@ func makeUniqueToolID(id string, used map[string]bool, mode string) string {
 	}
 	hash := sha256Hex(id)[:8]
 	candidate := truncate(base, strictMaxLen-len(sep)-len(hash)) + sep + hash
-	if !used[candidate] {
+	if !used(candidate) {
 		return candidate
 	}
 	for i := 2; i < uniqueAttempts; i++ {
@@ -375,7 +400,7 @@ func makeUniqueToolID(id string, used map[string]bool, mode string) string {
 		if mode == toolCallIDModeStrict {
 			suffix = "x" + strconv.Itoa(i)
 		}
-		if next := truncate(candidate, strictMaxLen-len(suffix)) + suffix; !used[next] {
+		if next := truncate(candidate, strictMaxLen-len(suffix)) + suffix; !used(next) {
 			return next
 		}
 	}

@@ -254,7 +254,7 @@ func TestMakeUniqueToolID(t *testing.T) {
 		for _, u := range tc.used {
 			used[u] = true
 		}
-		if got := makeUniqueToolID(tc.id, used, tc.mode); got != tc.want {
+		if got := makeUniqueToolID(tc.id, func(id string) bool { return used[id] }, tc.mode); got != tc.want {
 			t.Errorf("makeUniqueToolID(%q, %v, %s) = %q, want %q", tc.id, tc.used, tc.mode, got, tc.want)
 		}
 	}

@@ -353,7 +353,7 @@ func followingToolResults(msgs []Message, i int, calls []session.ToolCall) (map[
 		}
 		switch session.Role(v) {
 		case session.RoleAssistant:
-			if len(session.ToolCalls(v)) > 0 {
+			if session.HasToolCalls(v) {
 				return ids, displaced
 			}
 		case session.RoleToolResult:

@@ -58,7 +58,7 @@ func danglingToolCallContent(msgs []Message, i int, answered map[string]bool) ([
 	m := &msgs[i].V
 	content := m.Get("content")
 	if session.Role(m) != session.RoleAssistant || !content.IsArray() || content.Len() == 0 ||
-		len(session.ToolCalls(m)) == 0 {
+		!session.HasToolCalls(m) {
 		return nil, false, ""
 	}
 	blocks := content.Items()

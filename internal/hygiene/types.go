@@ -113,6 +113,9 @@ type Run struct {
 	step, phase int
 	changeSteps []int
 	lastDetail  string
+	// pairing is the tool-result pairing's room, reused from segment to
+	// segment.
+	pairing pairingRoom
 }
 
 // NowMillis is the current time in epoch milliseconds, as Date.now().
@@ -135,8 +138,12 @@ func (r *Run) Record(rule string, m *Message, format string, args ...any) {
 	r.addChange(c)
 }
 
-// addChange appends c to the change log.
-func (r *Run) addChange(c Change) {
+// addChange appends c to the change log, made by the step running.
+func (r *Run) addChange(c Change) { r.addChangeAt(c, r.step<<4|r.phase) }
+
+// addChangeAt appends c to the change log, made by the step and pass of
+// step key key (see changeSteps).
+func (r *Run) addChangeAt(c Change, key int) {
 	r.count(c.Rule)
 	if r.CountOnly {
 		return
@@ -149,7 +156,7 @@ func (r *Run) addChange(c Change) {
 		r.Changes = grown
 	}
 	r.Changes = append(r.Changes, c)
-	r.changeSteps = append(r.changeSteps, r.step<<4|r.phase)
+	r.changeSteps = append(r.changeSteps, key)
 }
 
 // at starts pipeline step n.

@@ -764,6 +764,35 @@ func bytesString(b []byte) string {
 // parseJSNumber converts JSON number text as JavaScript does (overflow gives
 // ±Inf rather than an error).
 func parseJSNumber(s string) float64 {
+	if f, ok := shortInt(s); ok {
+		return f
+	}
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
+}
+
+// shortInt is the value of number text that is an integer of at most 15
+// digits, which a float64 holds exactly: timestamps and token counts, which
+// the replay reads by the million, without the float parser.
+func shortInt(s string) (float64, bool) {
+	t := s
+	if len(t) > 0 && t[0] == '-' {
+		t = t[1:]
+	}
+	if len(t) == 0 || len(t) > 15 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(t); i++ {
+		d := t[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
+	}
+	f := float64(n)
+	if len(t) < len(s) {
+		f = -f // -0 too, as the float parser gives
+	}
+	return f, true
 }

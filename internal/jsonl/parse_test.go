@@ -1,6 +1,9 @@
 package jsonl
 
 import (
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -136,6 +139,33 @@ func TestIsBlank(t *testing.T) {
 	for _, c := range cases {
 		if got := IsBlank([]byte(c.in)); got != c.want {
 			t.Errorf("IsBlank(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+// TestShortIntMatchesParseFloat checks the integer fast path of
+// parseJSNumber against strconv.ParseFloat, sign of zero included.
+func TestShortIntMatchesParseFloat(t *testing.T) {
+	texts := []string{"0", "-0", "7", "-7", "10", "1767225600001", "999999999999999", "-999999999999999",
+		"1000000000000000", "9007199254740993", "1.5", "1e3", "-", "", "12a", "007", "-00"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		n := rng.Int64N(1_000_000_000_000_000)
+		texts = append(texts, strconv.FormatInt(n>>(rng.IntN(50)), 10), "-"+strconv.FormatInt(n, 10))
+	}
+	for _, s := range texts {
+		want, err := strconv.ParseFloat(s, 64)
+		f, ok := shortInt(s)
+		if !ok {
+			continue
+		}
+		if err != nil || math.Float64bits(f) != math.Float64bits(want) {
+			t.Errorf("shortInt(%q) = %v, ParseFloat gives %v (%v)", s, f, want, err)
+		}
+	}
+	for _, s := range []string{"0", "-0", "42", "1767225600001"} {
+		if _, ok := shortInt(s); !ok {
+			t.Errorf("shortInt(%q) takes the slow path", s)
 		}
 	}
 }

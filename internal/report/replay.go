@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -260,62 +261,92 @@ func ReplayTextTail(out io.Writer, r *hygiene.Run, diff bool) error {
 	return w.Flush()
 }
 
-// appendMessageLine appends "%4d  " and the message's description.
+// appendMessageLine appends the message's number (right-aligned in four
+// columns), two spaces and its description. A large session's replay
+// writes a line per message: appended by hand, not with fmt.
 func appendMessageLine(b []byte, n int, m *hygiene.Message) []byte {
-	b = fmt.Appendf(b, "%4d  ", n)
-	b = append(b, describeMessage(m)...)
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], int64(n), 10)
+	for k := len(digits); k < 4; k++ {
+		b = append(b, ' ')
+	}
+	b = append(append(b, digits...), ' ', ' ')
+	b = appendDescription(b, m)
 	return append(b, '\n')
 }
 
-// describeMessage is one line: origin line, role, block types, tool-call
-// ids, stop reason.
-func describeMessage(m *hygiene.Message) string {
+// appendDescription appends one line describing m: origin line and role
+// left-aligned in 6 and 17 columns, block types, tool-call ids, stop
+// reason, separated by two spaces.
+func appendDescription(b []byte, m *hygiene.Message) []byte {
 	v := &m.V
-	origin := "new"
+	mark := len(b)
 	if m.Line > 0 {
-		origin = fmt.Sprintf("L%d", m.Line)
+		b = strconv.AppendInt(append(b, 'L'), int64(m.Line), 10)
+	} else {
+		b = append(b, "new"...)
 	}
+	b = padTo(b, mark, 6)
 	role := session.Role(v)
-	parts := []string{fmt.Sprintf("%-6s %-17s %s", origin, clip(role), blockTypes(v.Get("content")))}
+	b = append(b, ' ')
+	mark = len(b)
+	b = padTo(append(b, clip(role)...), mark, 17)
+	b = appendBlockTypes(append(b, ' '), v.Get("content"))
 	switch role {
 	case session.RoleAssistant:
 		if calls := session.ToolCalls(v); len(calls) > 0 {
-			ids := make([]string, len(calls))
+			b = append(b, "  calls="...)
 			for i, c := range calls {
-				ids[i] = clip(c.ID)
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, clip(c.ID)...)
 			}
-			parts = append(parts, "calls="+strings.Join(ids, ","))
 		}
 		if s := v.Get("stopReason").StrOr(""); s != "" && s != "stop" {
-			parts = append(parts, "stop="+clip(s))
+			b = append(append(b, "  stop="...), clip(s)...)
 		}
 	case session.RoleToolResult:
-		parts = append(parts, "id="+clip(v.Get("toolCallId").StrOr("?")))
+		b = append(append(b, "  id="...), clip(v.Get("toolCallId").StrOr("?"))...)
 		if v.Get("isError").IsTrue() {
-			parts = append(parts, "error")
+			b = append(b, "  error"...)
 		}
 	}
-	return strings.Join(parts, "  ")
+	return b
 }
 
-func blockTypes(c *jsonl.Value) string {
+// padTo pads b[from:] with spaces to width characters, as fmt's %-*s
+// counts them (runes, an invalid byte as one).
+func padTo(b []byte, from, width int) []byte {
+	for k := utf8.RuneCount(b[from:]); k < width; k++ {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+func appendBlockTypes(b []byte, c *jsonl.Value) []byte {
 	switch {
 	case c == nil:
-		return "(no content)"
+		return append(b, "(no content)"...)
 	case c.IsString():
-		return "string"
+		return append(b, "string"...)
 	case !c.IsArray():
-		return c.Kind().String()
+		return append(b, c.Kind().String()...)
 	case c.Len() == 0:
-		return "[]"
+		return append(b, "[]"...)
 	}
-	types := make([]string, c.Len())
-	for i := range types {
-		if types[i] = clip(session.BlockType(c.Index(i))); types[i] == "" {
-			types[i] = "?"
+	b = append(b, '[')
+	for i, it := range c.Items() {
+		if i > 0 {
+			b = append(b, ',')
 		}
+		t := clip(session.BlockType(&it.Value))
+		if t == "" {
+			t = "?"
+		}
+		b = append(b, t...)
 	}
-	return "[" + strings.Join(types, ",") + "]"
+	return append(b, ']')
 }
 
 // writeChangeSummary prints how many changes each rule made.

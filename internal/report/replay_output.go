@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 )
@@ -126,16 +125,26 @@ func (o *ReplayOutput) printSpooled(r *hygiene.Run, contextLen int) error {
 // own.
 type batchWriter struct {
 	batches chan []hygiene.Message
-	done    chan error
+	// free holds lists the writer is done with, for write to copy the next
+	// batches into: a long replay reuses a few lists instead of making one
+	// per segment.
+	free chan []hygiene.Message
+	done chan error
 }
 
 func startBatchWriter(w io.Writer, m *ReplayMessages) *batchWriter {
-	b := &batchWriter{batches: make(chan []hygiene.Message, 1), done: make(chan error, 1)}
+	b := &batchWriter{batches: make(chan []hygiene.Message, 1), free: make(chan []hygiene.Message, 2),
+		done: make(chan error, 1)}
 	go func() {
 		var err error
 		for msgs := range b.batches {
 			if err == nil {
 				err = m.Write(w, msgs)
+			}
+			clear(msgs) // let the messages go
+			select {
+			case b.free <- msgs[:0]:
+			default:
 			}
 		}
 		b.done <- err
@@ -145,7 +154,12 @@ func startBatchWriter(w io.Writer, m *ReplayMessages) *batchWriter {
 
 // write queues a copy of the list (the replay reuses its room).
 func (b *batchWriter) write(msgs []hygiene.Message) {
-	b.batches <- slices.Clone(msgs)
+	var list []hygiene.Message
+	select {
+	case list = <-b.free:
+	default:
+	}
+	b.batches <- append(list, msgs...)
 }
 
 // close waits for the queued batches and returns the first write error.

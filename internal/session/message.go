@@ -54,25 +54,49 @@ type ToolCall struct {
 // ToolCalls returns the tool calls of an assistant message as the repair and
 // the pairing see them: object blocks of a ToolCallBlockTypes type with a
 // non-empty string id, in content order.
-func ToolCalls(msg *jsonl.Value) []ToolCall {
+func ToolCalls(msg *jsonl.Value) []ToolCall { return AppendToolCalls(nil, msg) }
+
+// AppendToolCalls appends the tool calls of an assistant message (see
+// ToolCalls) to out, for callers that collect the calls of many messages
+// in one list.
+func AppendToolCalls(out []ToolCall, msg *jsonl.Value) []ToolCall {
 	content := msg.Get("content")
 	if !content.IsArray() {
-		return nil
+		return out
 	}
-	var out []ToolCall
 	for i, it := range content.Items() {
 		b := &it.Value
-		if !IsToolCallType(BlockType(b)) {
-			continue
+		if id, ok := toolCallID(b); ok {
+			name, hasName := b.GetStr("name")
+			out = append(out, ToolCall{Index: i, ID: id, Name: name, HasName: hasName})
 		}
-		id, ok := b.GetStr("id")
-		if !ok || id == "" {
-			continue
-		}
-		name, hasName := b.GetStr("name")
-		out = append(out, ToolCall{Index: i, ID: id, Name: name, HasName: hasName})
 	}
 	return out
+}
+
+// HasToolCalls reports whether an assistant message has a tool call (see
+// ToolCalls), without listing them.
+func HasToolCalls(msg *jsonl.Value) bool {
+	content := msg.Get("content")
+	if !content.IsArray() {
+		return false
+	}
+	for _, it := range content.Items() {
+		if _, ok := toolCallID(&it.Value); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// toolCallID is the id of a content block that is a tool call: an object
+// of a ToolCallBlockTypes type with a non-empty string id.
+func toolCallID(b *jsonl.Value) (string, bool) {
+	if !IsToolCallType(BlockType(b)) {
+		return "", false
+	}
+	id, ok := b.GetStr("id")
+	return id, ok && id != ""
 }
 
 // ToolResultIDKeys are the fields a tool result may carry its call id in,

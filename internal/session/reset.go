@@ -58,7 +58,7 @@ type frame struct {
 func pairedToolResults(msgs []jsonl.Value) []bool {
 	var starts []int
 	for i := range msgs {
-		if Role(&msgs[i]) == RoleAssistant && len(ToolCalls(&msgs[i])) > 0 {
+		if Role(&msgs[i]) == RoleAssistant && HasToolCalls(&msgs[i]) {
 			starts = append(starts, i)
 		}
 	}
