@@ -1,5 +1,7 @@
 package hygiene
 
+import "slices"
+
 // Runs of a segmented replay that share the prefix steps (1–9: the
 // sanitize steps and the first pairing pass) their policies agree on:
 // `check --provider all` replays a segment for a dozen targets, whose
@@ -88,7 +90,7 @@ func prefixFrom(runs []*Run, group []int, i int, msgs []Message, rest func(k int
 		for j, k := range group {
 			own := msgs
 			if j < len(group)-1 {
-				own = cloneMessages(msgs) // the rules edit the values they are given
+				own = ownList(msgs, i)
 			}
 			if err := rest(k, own); err != nil {
 				return err
@@ -101,7 +103,7 @@ func prefixFrom(runs []*Run, group []int, i int, msgs []Message, rest func(k int
 	for j, part := range parts {
 		own := msgs
 		if j < len(parts)-1 {
-			own = cloneMessages(msgs)
+			own = ownList(msgs, i)
 		}
 		lead := runs[part[0]]
 		logged := len(lead.Changes)
@@ -115,6 +117,25 @@ func prefixFrom(runs []*Run, group []int, i int, msgs []Message, rest func(k int
 		}
 	}
 	return nil
+}
+
+// sharedFrom is the index in prefixSteps of step 5, from which on no rule
+// edits a value of the messages it is given: a rule that changes a
+// message, or a block, replaces it with a copy (shallowObject, withContent,
+// withMember), so the runs that reach these steps with one list share its
+// values and need only a list of their own. Steps 1–4 edit values in
+// place: each run that parts from the others before step 5 needs a deep
+// copy. TestStepsLeaveTheirInput holds the rules to it.
+var sharedFrom = slices.IndexFunc(prefixSteps, func(s step) bool { return s.n == 5 })
+
+// ownList is a list of msgs that the steps from prefixSteps[i] on may edit
+// without touching msgs: a copy of the list when they leave the values
+// they are given as they are (sharedFrom), else a deep copy.
+func ownList(msgs []Message, i int) []Message {
+	if i >= sharedFrom {
+		return slices.Clone(msgs)
+	}
+	return cloneMessages(msgs)
 }
 
 // splitByStepKey splits group by the runs' keys for step n, in order of
