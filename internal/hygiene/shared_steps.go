@@ -119,14 +119,16 @@ func prefixFrom(runs []*Run, group []int, i int, msgs []Message, rest func(k int
 	return nil
 }
 
-// sharedFrom is the index in prefixSteps of step 5, from which on no rule
+// sharedFrom is the index in prefixSteps of step 4, from which on no rule
 // edits a value of the messages it is given: a rule that changes a
 // message, or a block, replaces it with a copy (shallowObject, withContent,
-// withMember), so the runs that reach these steps with one list share its
-// values and need only a list of their own. Steps 1–4 edit values in
-// place: each run that parts from the others before step 5 needs a deep
-// copy. TestStepsLeaveTheirInput holds the rules to it.
-var sharedFrom = slices.IndexFunc(prefixSteps, func(s step) bool { return s.n == 5 })
+// withMember; the image sanitizer writes into copies of the image blocks),
+// so the runs that reach these steps with one list share its values and
+// need only a list of their own. Steps 1 and 3 edit values in place, but
+// no run parts from the others before step 4 (they read no policy); a run
+// that did would get a deep copy. TestStepsLeaveTheirInput holds the rules
+// to it.
+var sharedFrom = slices.IndexFunc(prefixSteps, func(s step) bool { return s.n == 4 })
 
 // ownList is a list of msgs that the steps from prefixSteps[i] on may edit
 // without touching msgs: a copy of the list when they leave the values
