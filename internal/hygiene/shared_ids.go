@@ -1,9 +1,10 @@
 package hygiene
 
 import (
-	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"maps"
 	"slices"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
 // Runs of a segmented replay that share step 10, the tool-call id rewrite.
