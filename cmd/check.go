@@ -158,6 +158,7 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 		}
 		return err
 	}
+	defer d.closeStores()
 	if len(d.Roots) > 0 && !a.ui.Quiet {
 		report.Scanned(a.Err, d.Roots, d.files())
 	}

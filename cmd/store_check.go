@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
@@ -25,6 +26,11 @@ type storeInput struct {
 	Window   store.Window
 	Database bool
 	OpenErr  error // Database: opening the database failed during discovery
+	// opened is DB already open (check --session found the session in
+	// it): checkStore takes it, reads through it (in the snapshot the
+	// session was found in) and closes it, instead of opening DB again.
+	// Atomic: a run interrupted may close it while a check takes it.
+	opened atomic.Pointer[store.DB]
 }
 
 // checkStore checks a store input.
@@ -34,7 +40,10 @@ func (r *checkRun) checkStore(ctx context.Context, s *storeInput) check.Result {
 	}
 	path := s.DB.Path
 	loc := check.StoreLocation{SessionKey: s.Window.Key, SessionID: s.Window.SessionID, Current: s.Window.Current, Seq: -1}
-	db, err := store.Open(ctx, path)
+	db, err := s.opened.Swap(nil), error(nil)
+	if db == nil {
+		db, err = store.Open(ctx, path)
+	}
 	if err != nil {
 		res := check.Unopened(path, err, r.sel)
 		placeFindings(res.Findings, loc, nil)
@@ -222,6 +231,18 @@ func orUnknown(s string) string {
 	return s
 }
 
+// closeStores closes the databases inputs hold open that no check used
+// (the run stopped before them).
+func (d *discovery) closeStores() {
+	for _, in := range d.Inputs {
+		if s := in.Store; s != nil {
+			if db := s.opened.Swap(nil); db != nil {
+				db.Close()
+			}
+		}
+	}
+}
+
 // files counts the inputs that are files (not store sessions).
 func (d *discovery) files() int {
 	n := 0
@@ -257,8 +278,8 @@ func (r *checkRun) inputs(ctx context.Context, o *checkOptions) (discovery, erro
 	// estimate is enough.
 	w.Transcript, err = db.Estimate(ctx, w.SessionID)
 	path := db.Path()
-	db.Close()
 	if err != nil {
+		db.Close()
 		return discovery{}, &unreadableError{err: fmt.Errorf("check: %w", err)}
 	}
 	agent := databaseAt(path)
@@ -267,8 +288,9 @@ func (r *checkRun) inputs(ctx context.Context, o *checkOptions) (discovery, erro
 			agent = d
 		}
 	}
-	return discovery{Inputs: []input{{Path: path, Store: &storeInput{DB: agent, Window: w}}},
-		Databases: []string{path}, Sessions: 1}, nil
+	in := &storeInput{DB: agent, Window: w}
+	in.opened.Store(db)
+	return discovery{Inputs: []input{{Path: path, Store: in}}, Databases: []string{path}, Sessions: 1}, nil
 }
 
 // listStoreSessions is fix's answer to store sessions: fix never opens a

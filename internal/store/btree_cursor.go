@@ -206,11 +206,16 @@ func newTableTree(p *pager, root uint32) *tableTree {
 	return &tableTree{p: p, root: root, buf: make([]byte, p.pageSize), leafBuf: make([]byte, p.pageSize), scratch: make([]byte, p.pageSize)}
 }
 
-// find reads the record of rowid into t.row.
+// find reads the record of rowid: the leaf's own bytes when the whole
+// record lies in its cell (valid until the next find), else a copy in
+// t.row of the cell's part and its overflow pages.
 func (t *tableTree) find(rowid int64) ([]byte, error) {
 	off, size, err := t.locate(rowid)
 	if err != nil {
 		return nil, err
+	}
+	if size >= 0 && t.p.localPayload(size, false) == size && off+size <= t.p.usable {
+		return t.leaf.data[off : off+size : off+size], nil
 	}
 	t.row, err = t.p.payload(t.row[:0], &t.leaf, off, size, false, t.scratch)
 	return t.row, err

@@ -15,8 +15,21 @@ import (
 type fastTree struct {
 	table, index uint32 // root pages
 	cols         map[string]int
-	need         int // the highest column number read
+	// at are the column numbers of the columns findTree was asked for,
+	// in that order (see the col constants): looked up once, not per row.
+	at   []int
+	need int // the highest column number read
 }
+
+// The columns of a fastTree's at: the order of the names given to
+// findTree in openFastPath.
+const (
+	colEventJSON  = 2 // transcript_events
+	colEventZstd  = 3
+	colEventBytes = 4
+	colEventID    = 2 // transcript_event_identities
+	colParentID   = 3
+)
 
 // fastPath holds what the fast path reads; nil fields are walks it does
 // not make (their tables have another shape).
@@ -113,6 +126,7 @@ func (s *DB) findTree(ctx context.Context, table, order string, cols []string) *
 		if !ok {
 			return nil
 		}
+		t.at = append(t.at, i)
 		t.need = max(t.need, i)
 	}
 	if t.index = s.findIndex(ctx, table, order); t.index == 0 {
@@ -289,9 +303,9 @@ func compareFirst(r *record, key []byte) (int, error) {
 	return bytes.Compare(b, key), nil
 }
 
-// text is column name as TEXT or NULL (ok false for another type).
-func (w *treeWalk) text(name string) (b []byte, null, ok bool) {
-	i := w.tree.cols[name]
+// text is column col (of the tree's at) as TEXT or NULL (ok false for another type).
+func (w *treeWalk) text(col int) (b []byte, null, ok bool) {
+	i := w.tree.at[col]
 	if w.row.null(i) {
 		return nil, true, true
 	}

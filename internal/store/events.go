@@ -193,9 +193,9 @@ func (r *Rows) fastRow() (bool, error) {
 	if !ok || err != nil {
 		return false, err
 	}
-	text, null, ok1 := w.text("event_json")
-	z, zNull, ok2 := w.row.blob(w.tree.cols["event_zstd"])
-	size, sizeNull, ok3 := w.row.intOrNull(w.tree.cols["event_utf8_bytes"])
+	text, null, ok1 := w.text(colEventJSON)
+	z, zNull, ok2 := w.row.blob(w.tree.at[colEventZstd])
+	size, sizeNull, ok3 := w.row.intOrNull(w.tree.at[colEventBytes])
 	// An empty blob is left to the driver, which may read it as NULL.
 	if !ok1 || !ok2 || !ok3 || !zNull && len(z) == 0 {
 		return false, btreeErrorf("seq %d: column types", w.order)

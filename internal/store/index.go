@@ -218,8 +218,8 @@ func (c *seqCursor) fastNext() error {
 	c.a.set(nil, false)
 	c.b.set(nil, false)
 	if w.tab != nil {
-		id, idNull, ok1 := w.text("event_id")
-		parent, parentNull, ok2 := w.text("parent_id")
+		id, idNull, ok1 := w.text(colEventID)
+		parent, parentNull, ok2 := w.text(colParentID)
 		if !ok1 || !ok2 {
 			return btreeErrorf("seq %d: column types", w.order)
 		}

@@ -152,7 +152,7 @@ func (w *treeWalk) eventSize() (int64, error) {
 		return 0, err
 	}
 	r := &w.row
-	text, size := w.tree.cols["event_json"], w.tree.cols["event_utf8_bytes"]
+	text, size := w.tree.at[colEventJSON], w.tree.at[colEventBytes]
 	if !r.null(size) && !r.has(size) {
 		if err := w.full(); err != nil {
 			return 0, err
