@@ -9,12 +9,13 @@ import "slices"
 // and every step before the first that reads one of those fields gives all
 // of them the same messages and changes. (After step 9 the matrix targets'
 // paths have all parted: the id rewriting of step 10 reads the fields they
-// differ in most.)
+// differ in most; runs that rewrite ids alike share it when their messages
+// agree, shared_ids.go.)
 //
 // The runs of a segment form a tree: at each step, the runs that reached
 // it with the same messages are split by what the step reads of them
 // (prefixStepKey); each part runs the step once, on its first run, on its
-// own copy of the messages (the last part consumes them), and the other
+// own copy of the messages (ownList; the last part consumes them), and the other
 // runs of the part get the step's changes, its hazard and the segment
 // state it keeps (the compaction cutoff of step 5, the id sets of step 8)
 // as their own. The tree is the same for every segment (the keys depend on
