@@ -111,8 +111,11 @@ func (p *pass) sizeTree() {
 	p.pairs.reserve(len(p.pairs.seen) + int(float64(len(p.pairs.seen))*estimate/float64(p.lines)))
 }
 
-// sizeSampleBytes is the input sizeTree's estimate needs.
-const sizeSampleBytes = 256 << 10
+// sizeSampleBytes is the input sizeTree's estimate needs: the first
+// lines of a session (its header, short early turns) are a poor sample of
+// the rest, and an estimate short of the real count makes the tree's
+// nodes grow by copying at the end, when they are largest.
+const sizeSampleBytes = 4 << 20
 
 // minLineBytes bounds sizeTree's estimate: transcript lines are rarely
 // this short.

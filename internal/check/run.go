@@ -100,9 +100,10 @@ func Run(ctx context.Context, r io.Reader, path string, size int64, sel Selectio
 	}
 	maxDim := maxDimension(opts)
 	err := jsonl.RunBatches(r, jsonl.Pipeline[lineFacts]{
-		Workers:  workers,
-		SizeHint: size,
-		Context:  ctx,
+		Workers:   workers,
+		SizeHint:  size,
+		BatchSize: jsonl.ScanBatchSize,
+		Context:   ctx,
 		NewWorker: func() func(*jsonl.Batch[lineFacts]) {
 			x := &extractor{maxDim: maxDim, sizes: sel.Enabled(OversizedImage)}
 			return x.batch

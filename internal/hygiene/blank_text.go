@@ -61,7 +61,7 @@ func sanitizeResultContent(r *Run, m *Message) {
 	content := m.V.Get("content")
 	if !content.IsArray() {
 		r.Record(ruleBlankText, m, "non-array tool result content replaced")
-		m.V.Set("content", jsonl.ArrayValue())
+		m.V = withMember(&m.V, "content", jsonl.ArrayValue())
 		content = m.V.Get("content")
 	}
 	if content.Len() > 0 && !hasBlankTextBlock(content) {
@@ -80,7 +80,7 @@ func sanitizeResultContent(r *Run, m *Message) {
 		kept = append(kept, jsonl.Member{Value: textBlock(emptyContentPH)})
 		r.Record(ruleEmptyTurn, m, "empty %s content replaced by %q", session.Role(&m.V), emptyContentPH)
 	}
-	content.SetItems(kept)
+	m.V = withMember(&m.V, "content", arrayOf(kept))
 }
 
 // dropAssistantBlankText removes blank text blocks from an assistant and
@@ -113,12 +113,13 @@ func dropAssistantBlankText(r *Run, m *Message, before *jsonl.Value) bool {
 	if before != nil {
 		// Restore the pre-stripping content so setAssistantContent sees what
 		// OpenClaw's checkpoint re-indexing compares against.
-		m.V.Set("content", *before)
-		setAssistantContent(&m.V, kept, src, before.Len())
+		v := withMember(&m.V, "content", *before)
+		setAssistantContent(&v, kept, src, before.Len())
+		m.V = v
 		return true
 	}
 	if len(kept) < len(items) {
-		content.SetItems(toMembers(kept))
+		m.V = withMember(&m.V, "content", arrayOf(toMembers(kept)))
 	}
 	return true
 }

@@ -2,6 +2,7 @@ package hygiene
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,15 +47,22 @@ func sanitizeSessionImages(r *Run, msgs []Message) {
 		if !content.IsArray() {
 			continue
 		}
+		if !slices.ContainsFunc(content.Items(), func(it jsonl.Member) bool { return isImageBlock(&it.Value) }) {
+			continue
+		}
+		// The sanitizer writes the image blocks in place: they are the
+		// message's own copies (the runs of a segmented replay share the
+		// values they are given).
+		items := slices.Clone(content.Items())
 		var blocks []*jsonl.Value // the image blocks: the only ones collectImageJobs reads
-		for j := range content.Len() {
-			if b := content.Index(j); isImageBlock(b) {
+		for j := range items {
+			if b := &items[j].Value; isImageBlock(b) {
+				*b = shallowObject(b)
 				blocks = append(blocks, b)
 			}
 		}
-		if blocks != nil {
-			sites = append(sites, imageSite{msg: m, blocks: blocks})
-		}
+		m.V = withMember(&m.V, "content", arrayOf(items))
+		sites = append(sites, imageSite{msg: m, blocks: blocks})
 	}
 	sanitizeImageSet(r, sites)
 }

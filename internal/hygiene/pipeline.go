@@ -40,9 +40,17 @@ func firstPairing(r *Run, msgs []Message) []Message {
 
 // replayAfterPrefix is the pipeline after prefixSteps: steps 10–18.
 func replayAfterPrefix(r *Run, msgs []Message) ([]Message, error) {
+	r.at(10)
+	return replayAfterIDs(r, rewriteToolCallIDs(r, msgs))
+}
+
+// replayAfterIDs is the pipeline after the tool-call id rewrite (step 10):
+// steps 11–18. The runs of a segmented replay may share step 10
+// (shared_ids.go).
+func replayAfterIDs(r *Run, msgs []Message) ([]Message, error) {
 	responses := isResponsesAPI(r.Target.ModelAPI)
 	pairing := r.Policy.RepairToolUseResultPairing
-	msgs = runSteps(r, msgs, rewriteSteps) // 10–13
+	msgs = runSteps(r, msgs, rewriteSteps) // 11–13
 	r.at(14)
 	if responses {
 		if pairing {
@@ -87,7 +95,7 @@ var (
 	prefixSteps = []step{{1, annotateInterSession}, {3, normalizeReplayContent}, {4, imagePass},
 		{5, cleanupThinkingSignatures}, {6, dropReasoningFromHistory}, {7, dropThinkingBlocks}, {8, sanitizeToolCallInputs},
 		{9, firstPairing}}
-	rewriteSteps = []step{{10, rewriteToolCallIDs}, {11, stripToolResultDetails}, {12, normalizeUsageSnapshots}, {13, providerReplayHook}}
+	rewriteSteps = []step{{11, stripToolResultDetails}, {12, normalizeUsageSnapshots}, {13, providerReplayHook}}
 	turnSteps    = []step{{17, validateGeminiTurns}, {17, validateAnthropicTurns}}
 )
 

@@ -75,8 +75,7 @@ func stripCopilotThinking(r *Run, msgs []Message) []Message {
 		if len(kept) == 0 {
 			kept = append(kept, jsonl.Member{Value: textBlock(copilotReasoningOmitted)})
 		}
-		m.V.Set("content", jsonl.ArrayValue())
-		m.V.Get("content").SetItems(kept)
+		m.V = withMember(&m.V, "content", arrayOf(kept))
 	}
 	return msgs
 }

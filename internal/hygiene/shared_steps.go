@@ -1,5 +1,7 @@
 package hygiene
 
+import "slices"
+
 // Runs of a segmented replay that share the prefix steps (1–9: the
 // sanitize steps and the first pairing pass) their policies agree on:
 // `check --provider all` replays a segment for a dozen targets, whose
@@ -7,12 +9,13 @@ package hygiene
 // and every step before the first that reads one of those fields gives all
 // of them the same messages and changes. (After step 9 the matrix targets'
 // paths have all parted: the id rewriting of step 10 reads the fields they
-// differ in most.)
+// differ in most; runs that rewrite ids alike share it when their messages
+// agree, shared_ids.go.)
 //
 // The runs of a segment form a tree: at each step, the runs that reached
 // it with the same messages are split by what the step reads of them
 // (prefixStepKey); each part runs the step once, on its first run, on its
-// own copy of the messages (the last part consumes them), and the other
+// own copy of the messages (ownList; the last part consumes them), and the other
 // runs of the part get the step's changes, its hazard and the segment
 // state it keeps (the compaction cutoff of step 5, the id sets of step 8)
 // as their own. The tree is the same for every segment (the keys depend on
@@ -88,7 +91,7 @@ func prefixFrom(runs []*Run, group []int, i int, msgs []Message, rest func(k int
 		for j, k := range group {
 			own := msgs
 			if j < len(group)-1 {
-				own = cloneMessages(msgs) // the rules edit the values they are given
+				own = ownList(msgs, i)
 			}
 			if err := rest(k, own); err != nil {
 				return err
@@ -101,7 +104,7 @@ func prefixFrom(runs []*Run, group []int, i int, msgs []Message, rest func(k int
 	for j, part := range parts {
 		own := msgs
 		if j < len(parts)-1 {
-			own = cloneMessages(msgs)
+			own = ownList(msgs, i)
 		}
 		lead := runs[part[0]]
 		logged := len(lead.Changes)
@@ -115,6 +118,27 @@ func prefixFrom(runs []*Run, group []int, i int, msgs []Message, rest func(k int
 		}
 	}
 	return nil
+}
+
+// sharedFrom is the index in prefixSteps of step 4, from which on no rule
+// edits a value of the messages it is given: a rule that changes a
+// message, or a block, replaces it with a copy (shallowObject, withContent,
+// withMember; the image sanitizer writes into copies of the image blocks),
+// so the runs that reach these steps with one list share its values and
+// need only a list of their own. Steps 1 and 3 edit values in place, but
+// no run parts from the others before step 4 (they read no policy); a run
+// that did would get a deep copy. TestStepsLeaveTheirInput holds the rules
+// to it.
+var sharedFrom = slices.IndexFunc(prefixSteps, func(s step) bool { return s.n == 4 })
+
+// ownList is a list of msgs that the steps from prefixSteps[i] on may edit
+// without touching msgs: a copy of the list when they leave the values
+// they are given as they are (sharedFrom), else a deep copy.
+func ownList(msgs []Message, i int) []Message {
+	if i >= sharedFrom {
+		return slices.Clone(msgs)
+	}
+	return cloneMessages(msgs)
 }
 
 // splitByStepKey splits group by the runs' keys for step n, in order of

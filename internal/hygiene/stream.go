@@ -141,24 +141,41 @@ func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Mes
 			r.seg.fail(hazard)
 		}
 	}
-	return sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
-		r := runs[k]
-		out, err := r.finishSegment(msgs)
-		if err != nil {
-			errs[k] = err
-			return nil
-		}
-		if err := emit(k, out); err != nil {
+	var ready []readyRun
+	if err := sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
+		ready = append(ready, readyRun{k: k, msgs: msgs})
+		return nil
+	}); err != nil {
+		return err
+	}
+	shareIDRewrite(runs, ready)
+	for _, p := range ready {
+		if err := finishRun(runs, errs, p, emit, changes); err != nil {
 			return err
 		}
-		if changes != nil {
-			if err := changes(k, r.Changes, r.changeSteps); err != nil {
-				return err
-			}
-			r.Changes, r.changeSteps = r.Changes[:0], r.changeSteps[:0]
-		}
+	}
+	return nil
+}
+
+// finishRun replays steps 11–18 of one segment for run p.k, which has been
+// through the steps before (p.msgs), and hands the output and changes on.
+func finishRun(runs []*Run, errs []error, p readyRun, emit func(k int, msgs []Message) error, changes changeSink) error {
+	k, r := p.k, runs[p.k]
+	out, err := r.finishSegment(p.msgs)
+	if err != nil {
+		errs[k] = err
 		return nil
-	})
+	}
+	if err := emit(k, out); err != nil {
+		return err
+	}
+	if changes != nil {
+		if err := changes(k, r.Changes, r.changeSteps); err != nil {
+			return err
+		}
+		r.Changes, r.changeSteps = r.Changes[:0], r.changeSteps[:0]
+	}
+	return nil
 }
 
 // changeSink receives run k's changes of one segment, in the order the
@@ -322,12 +339,12 @@ func newSegment() *segment {
 		reserved: map[string]bool{}}
 }
 
-// finishSegment replays one segment after the prefix steps, which msgs
-// has been through, and checks that the cut held.
+// finishSegment replays one segment after the tool-call id rewrite (step
+// 10), which msgs has been through, and checks that the cut held.
 func (r *Run) finishSegment(msgs []Message) ([]Message, error) {
 	s := r.seg
 	last := s.last
-	out, err := replayAfterPrefix(r, msgs)
+	out, err := replayAfterIDs(r, msgs)
 	if err != nil {
 		// The whole-list replay records every step's changes over the
 		// whole history before it refuses: let it report the refusal.

@@ -218,7 +218,7 @@ func TestReplayStreamAllMatchesWhole(t *testing.T) {
 	defer func(n int) { minSegmentMessages = n }(minSegmentMessages)
 	minSegmentMessages = 5
 	targets := readConformanceTargets(t)
-	compared := 0
+	compared, twins, parted := 0, 0, 0
 	for seed := range uint64(8) {
 		data := stitchSession(t, small, seed)
 		ctx, err := session.ReadContext(bytes.NewReader(data))
@@ -234,14 +234,18 @@ func TestReplayStreamAllMatchesWhole(t *testing.T) {
 		for k, ct := range targets {
 			runs[k] = conformanceRun(ct.Target)
 		}
+		ids := make([]*toolIDResolver, len(targets)) // each run's id state after its last segment
 		errs, err := replayStreamAll(runs, s.Facts, nil, s.Next, func(k int, msgs []Message) error {
 			got[k] = append(got[k], msgs...)
+			ids[k] = runs[k].seg.resolver
 			return nil
 		}, nil)
 		s.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
+		tw, pa := idTwins(runs, ids)
+		twins, parted = twins+tw, parted+pa
 		for k, ct := range targets {
 			if errs[k] != nil {
 				continue
@@ -260,6 +264,31 @@ func TestReplayStreamAllMatchesWhole(t *testing.T) {
 	if compared < 50 {
 		t.Errorf("only %d target replays compared", compared)
 	}
+	// The comparison covers runs that shared step 10 to the end and runs
+	// that parted from their twins (shared_ids.go).
+	t.Logf("%d replays compared; %d pairs of runs shared the id rewrite to the end, %d parted", compared, twins, parted)
+	if twins == 0 || parted == 0 {
+		t.Errorf("%d pairs of runs shared the id rewrite to the end, %d parted: want both", twins, parted)
+	}
+}
+
+// idTwins counts the pairs of runs with one step-10 key that ended
+// sharing their id state (ids, by run), and those that did not.
+func idTwins(runs []*Run, ids []*toolIDResolver) (twins, parted int) {
+	for i, a := range runs {
+		ka, ok := idKeyOf(a)
+		for j := i + 1; j < len(runs); j++ {
+			if kb, okb := idKeyOf(runs[j]); !ok || !okb || ka != kb || ids[i] == nil || ids[j] == nil {
+				continue
+			}
+			if ids[i] == ids[j] {
+				twins++
+			} else {
+				parted++
+			}
+		}
+	}
+	return twins, parted
 }
 
 // cloneContext copies ctx's messages (a whole-list replay consumes them).

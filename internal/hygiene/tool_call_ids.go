@@ -561,6 +561,15 @@ func shallowObject(v *jsonl.Value) jsonl.Value {
 	return o
 }
 
+// withMember is a copy of the object v with member key set to val (v is
+// untouched: the runs of a segmented replay share the values the rules
+// after the prefix steps are given).
+func withMember(v *jsonl.Value, key string, val jsonl.Value) jsonl.Value {
+	o := shallowObject(v)
+	o.Set(key, val)
+	return o
+}
+
 // arrayOf returns an array value holding items.
 func arrayOf(items []jsonl.Member) jsonl.Value {
 	a := jsonl.ArrayValue()

@@ -37,7 +37,7 @@ func normalizeUsageSnapshots(r *Run, msgs []Message) []Message {
 			continue
 		}
 		snapshot = snapshot.Clone() // off the reused space
-		m.V.Set("usage", snapshot)
+		m.V = withMember(&m.V, "usage", snapshot)
 		r.Record(ruleUsage, m, "usage normalised to %s", jsonl.MarshalString(snapshot))
 	}
 	return msgs
@@ -68,7 +68,7 @@ func zeroStaleUsage(r *Run, msgs []Message) {
 			stale = at <= compactedAt
 		}
 		if stale {
-			m.V.Set("usage", zeroUsageSnapshot())
+			m.V = withMember(&m.V, "usage", zeroUsageSnapshot())
 			r.Record(ruleUsage, m, "usage from before the latest compaction zeroed")
 		}
 	}

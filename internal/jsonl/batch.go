@@ -20,6 +20,14 @@ import (
 // cost nothing, small enough that the batches in flight stay a few MiB.
 const batchSize = 1 << 20
 
+// ScanBatchSize is the batch size for a pass whose per-line work only
+// scans the line into small facts (check, fix's first pass): with half the
+// default, the batches in flight take half the memory and stay closer to
+// the caches the reads fill them through. On the 1 GiB bench session
+// check's peak RSS drops from ~40 to ~35 MiB, fix's on the 200 MiB one from
+// ~34 to ~24 MiB, at the same or less CPU time.
+const ScanBatchSize = 512 << 10
+
 // batchLines is the number of lines a batch aims at: per-line outputs cost
 // far more than a short line's bytes, so a run of very short lines (a file
 // of garbage) gets smaller batches, which keeps the outputs in flight a few
@@ -45,9 +53,10 @@ const keptBatchBytes = 4 * batchSize
 // keep references into the batch's lines past its call.
 type Batch[T any] struct {
 	data   []byte
-	num    int   // number of the line before the first one
-	offset int64 // input offset of data[0]
-	err    error // a read error after data
+	ends   []int32 // where the first lines of data end (see index)
+	num    int     // number of the line before the first one
+	offset int64   // input offset of data[0]
+	err    error   // a read error after data
 	Out    T
 	done   chan struct{}
 }
@@ -55,17 +64,20 @@ type Batch[T any] struct {
 // Lines yields the batch's lines, split exactly as [Reader] splits
 // them (numbers and offsets are the input's).
 func (b *Batch[T]) Lines(yield func(Line) bool) {
-	data, num, off := b.data, b.num, b.offset
-	for len(data) > 0 {
-		l := Line{Num: num + 1, Offset: off}
-		end := bytes.IndexByte(data, '\n')
-		next := end + 1
-		if end < 0 {
-			end, next = len(data), len(data)
-		} else {
-			l.Newline = true
+	data, ends := b.data, b.ends
+	for pos, num := 0, b.num; pos < len(data); num++ {
+		l := Line{Num: num + 1, Offset: b.offset + int64(pos)}
+		end := len(data)
+		if len(ends) > 0 { // the reader's pass found it
+			end, ends = int(ends[0]), ends[1:]
+		} else if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			end = pos + i
 		}
-		line := data[:end]
+		next := end
+		if end < len(data) {
+			next, l.Newline = end+1, true
+		}
+		line := data[pos:end]
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			l.CR, line = true, line[:n-1]
 		}
@@ -73,7 +85,7 @@ func (b *Batch[T]) Lines(yield func(Line) bool) {
 		if !yield(l) {
 			return
 		}
-		data, num, off = data[next:], num+1, off+int64(next)
+		pos = next
 	}
 }
 
@@ -242,6 +254,7 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 		if len(data) > maxLineBytes {
 			if n, off, ok := longLine(data); ok { // the limit: stop before it
 				b.data, b.num, b.offset = data[:off], rd.num, rd.offset
+				b.index()
 				b.err = &LineTooLongError{Line: rd.num + n, Offset: rd.offset + int64(off), Limit: maxLineBytes}
 				rd.num += n - 1
 				rd.offset += int64(off)
@@ -255,11 +268,36 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 				rd.carry = append([]byte(nil), rd.carry...) // do not keep a giant line's buffer
 			}
 		}
-		lines := bytes.Count(b.data, []byte{'\n'})
+		lines := b.index()
 		rd.num += lines
 		rd.offset += int64(cut)
 		rd.resize(lines, cut)
 		return err != nil
+	}
+}
+
+// maxNotedEnds bounds the line ends a batch notes: the lines of a batch
+// past it (a run of very short lines, read before the batch size adapts
+// to them) are counted, and Lines finds their ends itself.
+const maxNotedEnds = 2 * batchLines
+
+// index notes where the batch's lines end and returns how many there are
+// (the lines ending in a newline): the one pass over the batch that counts
+// them also finds each line's end for Lines, which runs on a worker.
+func (b *Batch[T]) index() int {
+	data, ends := b.data, b.ends[:0]
+	for pos := 0; ; pos++ {
+		if len(ends) == maxNotedEnds {
+			b.ends = ends
+			return len(ends) + bytes.Count(data[pos:], []byte{'\n'})
+		}
+		i := bytes.IndexByte(data[pos:], '\n')
+		if i < 0 {
+			b.ends = ends
+			return len(ends)
+		}
+		pos += i
+		ends = append(ends, int32(pos))
 	}
 }
 
@@ -320,7 +358,7 @@ func recycle[T any](b *Batch[T], free chan *Batch[T]) {
 	if dropHuge(b) {
 		return
 	}
-	b.data, b.err = b.data[:0], nil
+	b.data, b.ends, b.err = b.data[:0], b.ends[:0], nil
 	select {
 	case free <- b:
 	default:
@@ -337,7 +375,7 @@ func dropHuge[T any](b *Batch[T]) bool {
 		return false
 	}
 	var zero T
-	b.data, b.Out = nil, zero // Out may hold pieces of the lines
+	b.data, b.ends, b.Out = nil, nil, zero // Out may hold pieces of the lines
 	releaseOutgrown(n)
 	return true
 }

@@ -26,10 +26,18 @@ func readerLines(r io.Reader) ([]Line, error) {
 // line and a consumer that checks batches arrive in order.
 func pipelineLines(t *testing.T, r io.Reader, workers int, sizeHint int64) ([]Line, error) {
 	t.Helper()
+	return pipelineLinesSized(t, r, workers, sizeHint, 0)
+}
+
+// pipelineLinesSized is pipelineLines with batches of batchSize bytes (0:
+// the default).
+func pipelineLinesSized(t *testing.T, r io.Reader, workers int, sizeHint int64, batchSize int) ([]Line, error) {
+	t.Helper()
 	var out []Line
 	err := RunBatches(r, Pipeline[[]Line]{
-		Workers:  workers,
-		SizeHint: sizeHint,
+		Workers:   workers,
+		SizeHint:  sizeHint,
+		BatchSize: batchSize,
 		NewWorker: func() func(*Batch[[]Line]) {
 			return func(b *Batch[[]Line]) {
 				b.Out = b.Out[:0]
@@ -66,8 +74,10 @@ func TestRunBatchesSplitsLikeReader(t *testing.T) {
 		"crlf and blanks":    "{\"a\":1}\r\n\r\n  \n{\"b\":2}\n",
 		"long lines":         "{}\n" + long + "\r\n" + long + long + "\n{}",
 		"many short lines":   strings.Repeat("{\"type\":\"message\"}\n\n", 60000),
-		"lone cr at the end": "{}\r",
-		"small, byte reads":  strings.Repeat("{\"a\":\"\u00e9\"}\r\n", 300),
+		// more lines than a batch notes the ends of, the rest found by Lines
+		"past the noted ends": strings.Repeat("\n{}\r\n", 3*maxNotedEnds) + "{}",
+		"lone cr at the end":  "{}\r",
+		"small, byte reads":   strings.Repeat("{\"a\":\"\u00e9\"}\r\n", 300),
 	}
 	readers := map[string]func(string) io.Reader{
 		"whole": func(s string) io.Reader { return strings.NewReader(s) },
@@ -99,6 +109,25 @@ func TestRunBatchesSplitsLikeReader(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzRunBatches: over any input, batch size and number of workers, the
+// pipeline's lines (split by the reader's one pass over each batch) are
+// Reader's.
+func FuzzRunBatches(f *testing.F) {
+	for _, seed := range []string{"", "{}", "{}\n", "\n\n\r\n{\"a\":1}\r", "{}\r\n  \n{\"b\":\"\u00e9\"}"} {
+		f.Add([]byte(seed), uint16(7), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, size uint16, workers uint8) {
+		want, wantErr := readerLines(bytes.NewReader(data))
+		got, err := pipelineLinesSized(t, iotest.HalfReader(bytes.NewReader(data)), int(workers%4), -1, 1+int(size%4096))
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("error %v, Reader's %v", err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d lines, Reader has %d", len(got), len(want))
+		}
+	})
 }
 
 // positionedReader reads s from a section of a larger input: it can be

@@ -17,7 +17,8 @@ import (
 func analyzeParallel(r io.Reader, workers int, onVerdict func(Verdict)) (Plan, error) {
 	c := NewClassifier()
 	err := jsonl.RunBatches(r, jsonl.Pipeline[[]LineFacts]{
-		Workers: workers,
+		Workers:   workers,
+		BatchSize: jsonl.ScanBatchSize,
 		NewWorker: func() func(*jsonl.Batch[[]LineFacts]) {
 			var j LineJudge
 			return func(b *jsonl.Batch[[]LineFacts]) { b.Out = judgeLines(&j, b, b.Out) }
