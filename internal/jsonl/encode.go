@@ -197,9 +197,9 @@ func AppendJSString(dst []byte, s string) []byte {
 // '\\' or 0xED (the lead byte of a WTF-8 surrogate): the bytes that end the
 // fast copy of a string. Other non-ASCII bytes are copied as they are.
 func escapeStop(w uint64) bool {
-	e := w ^ (lo8 * 0xED)
-	e = (e - lo8) &^ e
-	return stringStop(w) || e&hi8 != 0
+	e := w ^ (lsb * 0xED)
+	e = (e - lsb) &^ e
+	return stringStop(w) || e&msb != 0
 }
 
 // loadString8 reads s[i:i+8] as a little-endian word.

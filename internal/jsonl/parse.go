@@ -453,28 +453,9 @@ func numberEnd(d []byte, i int) (int, bool) {
 	return n, err == nil
 }
 
-// SWAR constants: a byte-wise "any byte < 0x20", "any byte == '"'" and
-// "any byte == '\\'" test over 8 bytes at a time. The borrow trick is exact
-// as a yes/no answer, which is all the scan needs before falling back to
-// the byte loop.
-const (
-	lo8       = 0x0101010101010101
-	hi8       = 0x8080808080808080
-	quotes8   = lo8 * '"'
-	slashes8  = lo8 * '\\'
-	controls8 = lo8 * 0x20
-)
-
 // stringStop reports whether any byte of w is a control character, '"' or
 // '\\' (the bytes that end the fast scan of a string body).
-func stringStop(w uint64) bool {
-	ctl := (w - controls8) &^ w
-	q := w ^ quotes8
-	q = (q - lo8) &^ q
-	s := w ^ slashes8
-	s = (s - lo8) &^ s
-	return (ctl|q|s)&hi8 != 0
-}
+func stringStop(w uint64) bool { return StringStops(w) != 0 }
 
 // str parses a string starting at its opening quote; it returns the text
 // and the position after the closing quote. Keys, and in copying mode short
@@ -499,7 +480,7 @@ func (p *Parser) str(d []byte, i int, key bool) (string, int, bool) {
 	}
 	if j < len(d) && d[j] == '"' {
 		seg := d[start:j]
-		if high&hi8 != 0 && !utf8.Valid(seg) {
+		if high&msb != 0 && !utf8.Valid(seg) {
 			return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true
 		}
 		if key || p.copying {

@@ -402,11 +402,12 @@ const (
 	msb = 0x8080808080808080
 )
 
-// stopMask flags (bit 7 of the byte) the bytes of w that end the fast
-// part of a string scan: '"', '\\' and control characters. Bytes above the
-// lowest flagged one may be flagged wrongly (borrows), so only the lowest
-// flag is exact, which is all str needs.
-func stopMask(w uint64) uint64 {
+// StringStops flags (bit 7 of the byte) the bytes of w, eight bytes of a
+// JSON string body in little-endian order, that end its fast part: '"',
+// '\\' and control characters. Bytes above the lowest flagged one may be
+// flagged wrongly (borrows), so only the lowest flag is exact: its byte is
+// the first such byte, which is all a string scan needs.
+func StringStops(w uint64) uint64 {
 	ctl := (w - lsb*0x20) &^ w
 	q := w ^ (lsb * '"')
 	q = (q - lsb) &^ q
@@ -419,7 +420,7 @@ func stopMask(w uint64) uint64 {
 // '\\', a control character or not ASCII, and maybe some after it: the
 // lowest flag is exact, which is all a search for the end of a short
 // string needs, at a few operations less than exactStops.
-func firstStop(w uint64) uint64 { return stopMask(w) | w&msb }
+func firstStop(w uint64) uint64 { return StringStops(w) | w&msb }
 
 // stopByte marks the bytes that end the fast part of a string scan.
 var stopByte = func() (t [256]bool) {
@@ -685,7 +686,7 @@ word:
 	for {
 		if i+8 <= len(d) {
 			w := binary.LittleEndian.Uint64(d[i:])
-			if stopMask(w)|w&msb == 0 {
+			if firstStop(w) == 0 {
 				i += 8
 				continue
 			}

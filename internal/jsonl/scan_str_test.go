@@ -2,6 +2,8 @@ package jsonl
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -301,4 +303,39 @@ func TestPlainBlocks(t *testing.T) {
 		}
 	}
 	t.Logf("%d bodies start with plain blocks, %d of them with escapes", stepped, escapes)
+}
+
+// TestStringStops: for every byte value at every position of eight plain
+// bytes (and after an earlier special byte), StringStops's lowest flag names
+// the first '"', '\\' or control byte.
+func TestStringStops(t *testing.T) {
+	special := func(b byte) bool { return b == '"' || b == '\\' || b < 0x20 }
+	for pos := 0; pos < 8; pos++ {
+		for v := 0; v < 256; v++ {
+			for _, fill := range []byte{'a', 0xc3, 0x7f, 0x20, 0x00} {
+				var b [8]byte
+				for i := range b {
+					b[i] = 'x'
+				}
+				for i := pos + 1; i < 8; i++ {
+					b[i] = fill
+				}
+				b[pos] = byte(v)
+				want := 8
+				for i, c := range b {
+					if special(c) {
+						want = i
+						break
+					}
+				}
+				got := 8
+				if m := StringStops(binary.LittleEndian.Uint64(b[:])); m != 0 {
+					got = bits.TrailingZeros64(m) / 8
+				}
+				if got != want {
+					t.Fatalf("%q: first special byte at %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
 }

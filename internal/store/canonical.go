@@ -200,7 +200,7 @@ func (c *canonScanner) str() (escaped, ok bool) {
 		if i+8 <= len(d) {
 			// Eight bytes at a time up to the first that ends the string,
 			// escapes or is a control character.
-			m := specialBytes(binary.LittleEndian.Uint64(d[i:]))
+			m := jsonl.StringStops(binary.LittleEndian.Uint64(d[i:]))
 			if m == 0 {
 				i += 8
 				continue
@@ -236,21 +236,6 @@ func (c *canonScanner) str() (escaped, ok bool) {
 	}
 	return false, false
 }
-
-// specialBytes flags (in its high bit) each byte of x, eight bytes of a
-// string in little-endian order, that is '"', '\\' or below 0x20. The
-// lowest flag is exact (a higher one may be a borrow's): its byte is the
-// first such byte.
-func specialBytes(x uint64) uint64 {
-	return below(x^(ones*'"'), 1) | below(x^(ones*'\\'), 1) | below(x, 0x20)
-}
-
-// ones has a 1 in each byte.
-const ones = 0x0101010101010101
-
-// below flags (in its high bit) each byte of x below n (n <= 0x80); the
-// lowest flag is exact.
-func below(x uint64, n byte) uint64 { return (x - ones*uint64(n)) & ^x & (ones * 0x80) }
 
 // shortControlEscape reports the hex digits h of a \u escape that
 // JSON.stringify writes: a control character without a short escape, in

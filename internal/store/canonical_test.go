@@ -2,8 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -96,39 +94,4 @@ func FuzzCanonicalText(f *testing.F) {
 	f.Add([]byte(`{"id":"x\n","parentId":"p","m":{"content":[{"type":"text","text":"a\u0007"}]}}`))
 	var c canonScanner
 	f.Fuzz(func(t *testing.T, d []byte) { checkCanonical(t, &c, d) })
-}
-
-// TestSpecialBytes: for every byte value at every position of eight plain
-// bytes (and after an earlier special byte), the lowest flag names the
-// first '"', '\\' or control byte.
-func TestSpecialBytes(t *testing.T) {
-	special := func(b byte) bool { return b == '"' || b == '\\' || b < 0x20 }
-	for pos := 0; pos < 8; pos++ {
-		for v := 0; v < 256; v++ {
-			for _, fill := range []byte{'a', 0xc3, 0x7f, 0x20, 0x00} {
-				var b [8]byte
-				for i := range b {
-					b[i] = 'x'
-				}
-				for i := pos + 1; i < 8; i++ {
-					b[i] = fill
-				}
-				b[pos] = byte(v)
-				want := 8
-				for i, c := range b {
-					if special(c) {
-						want = i
-						break
-					}
-				}
-				got := 8
-				if m := specialBytes(binary.LittleEndian.Uint64(b[:])); m != 0 {
-					got = bits.TrailingZeros64(m) / 8
-				}
-				if got != want {
-					t.Fatalf("%q: first special byte at %d, want %d", b, got, want)
-				}
-			}
-		}
-	}
 }
