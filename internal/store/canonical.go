@@ -40,167 +40,202 @@ func (f topField) bytes() ([]byte, bool) {
 }
 
 // canonScanner checks rows for canonical form; it is reused from row to
-// row (its stacks keep their capacity).
+// row (its stack keeps its capacity). Its methods take the read position
+// and return the next one, or -1 when the text is not proven canonical:
+// the position stays in a register through the scan.
 type canonScanner struct {
 	d    []byte
-	i    int
-	keys [][]byte // the keys of the open objects, outermost first
-	num  []byte   // scratch for a number's canonical form
+	keys []keySpan // the keys of the open objects, outermost first
+	num  []byte    // scratch for a number's canonical form
 	// id and parent are the event's top-level "id" and "parentId".
 	id, parent topField
 }
 
+// keySpan is a member key of an open object: d[start:end].
+type keySpan struct{ start, end int }
+
 // canonicalText reports whether d is exactly JSON.stringify(JSON.parse(d)):
 // a JSON value without white space, strings escaped as JSON.stringify
 // escapes them, numbers in JavaScript's shortest form, no duplicate keys
-// and no integer-like keys (JavaScript would move them first). A false
-// answer only means "not proven".
+// and no integer-like keys (JavaScript would move them first), and valid
+// UTF-8 (checked inside the strings, the only place JSON allows bytes
+// past ASCII). A false answer only means "not proven".
 func (c *canonScanner) canonicalText(d []byte) bool {
-	c.d, c.i, c.keys = d, 0, c.keys[:0]
+	c.d, c.keys = d, c.keys[:0]
 	c.id, c.parent = topField{}, topField{}
-	if !utf8.Valid(d) || !c.value(0) {
-		return false
-	}
-	return c.i == len(d)
+	i := c.value(0, 0)
+	c.d = nil
+	return i == len(d)
 }
 
-func (c *canonScanner) value(depth int) bool {
-	if c.i >= len(c.d) {
-		return false
+// value steps over the value at i.
+func (c *canonScanner) value(i, depth int) int {
+	d := c.d
+	if i >= len(d) {
+		return -1
 	}
-	switch b := c.d[c.i]; {
-	case b == '{':
-		return depth < maxCanonicalDepth && c.object(depth+1)
-	case b == '[':
-		return depth < maxCanonicalDepth && c.array(depth+1)
+	switch b := d[i]; {
 	case b == '"':
-		_, ok := c.str()
-		return ok
-	case b == 't':
-		return c.lit("true")
-	case b == 'f':
-		return c.lit("false")
-	case b == 'n':
-		return c.lit("null")
+		i, _ = c.str(i)
+		return i
+	case b == '{':
+		if depth >= maxCanonicalDepth {
+			return -1
+		}
+		return c.object(i, depth+1)
+	case b == '[':
+		if depth >= maxCanonicalDepth {
+			return -1
+		}
+		return c.array(i, depth+1)
 	case b == '-' || (b >= '0' && b <= '9'):
-		return c.number()
+		return c.number(i)
+	case b == 't':
+		return lit(d, i, "true")
+	case b == 'f':
+		return lit(d, i, "false")
+	case b == 'n':
+		return lit(d, i, "null")
+	}
+	return -1
+}
+
+func lit(d []byte, i int, l string) int {
+	if len(d)-i < len(l) || string(d[i:i+len(l)]) != l {
+		return -1
+	}
+	return i + len(l)
+}
+
+// keyBit is a key's bit in an object's set of the keys seen: a repeated
+// key finds its bit set, and only then are the keys compared.
+func keyBit(k []byte) uint64 {
+	if len(k) == 0 {
+		return 1
+	}
+	return 1 << ((uint(len(k)) + uint(k[0])*7 + uint(k[len(k)-1])*3) & 63)
+}
+
+func (c *canonScanner) object(i, depth int) int {
+	d := c.d
+	i++ // '{'
+	if i < len(d) && d[i] == '}' {
+		return i + 1
+	}
+	first := len(c.keys)
+	var seen uint64 // keyBit of the keys so far
+	for {
+		if i >= len(d) || d[i] != '"' {
+			return -1
+		}
+		start := i
+		var escaped bool
+		if i, escaped = c.str(i); i < 0 {
+			return -1
+		}
+		key := d[start+1 : i-1]
+		if len(key) > 0 && key[0] <= '9' && key[0] >= '0' && integerLike(key) {
+			return -1
+		}
+		if bit := keyBit(key); seen&bit == 0 {
+			seen |= bit
+		} else if c.repeated(first, key) {
+			return -1
+		}
+		c.keys = append(c.keys, keySpan{start + 1, i - 1})
+		if i >= len(d) || d[i] != ':' {
+			return -1
+		}
+		i++
+		if depth == 1 && !escaped && (len(key) == 2 || len(key) == 8) {
+			i = c.topMember(i, depth, key)
+		} else {
+			i = c.value(i, depth)
+		}
+		if i < 0 || i >= len(d) {
+			return -1
+		}
+		switch d[i] {
+		case ',':
+			i++
+		case '}':
+			c.keys = c.keys[:first]
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// repeated reports whether key is one of the open object's keys so far
+// (those from first on).
+func (c *canonScanner) repeated(first int, key []byte) bool {
+	for _, k := range c.keys[first:] {
+		if bytes.Equal(c.d[k.start:k.end], key) {
+			return true
+		}
 	}
 	return false
 }
 
-func (c *canonScanner) lit(l string) bool {
-	if !bytes.HasPrefix(c.d[c.i:], []byte(l)) {
-		return false
+// topMember steps over the value at i of a top-level member whose key
+// (without escapes) may be "id" or "parentId", and keeps it.
+func (c *canonScanner) topMember(i, depth int, key []byte) int {
+	var field *topField
+	switch string(key) {
+	case "id":
+		field = &c.id
+	case "parentId":
+		field = &c.parent
+	default:
+		return c.value(i, depth)
 	}
-	c.i += len(l)
-	return true
+	if i < len(c.d) && c.d[i] == '"' {
+		s := i
+		i, esc := c.str(i)
+		if i < 0 {
+			return -1
+		}
+		*field = topField{present: true, isString: true, escaped: esc, text: c.d[s+1 : i-1]}
+		return i
+	}
+	*field = topField{present: true}
+	return c.value(i, depth)
 }
 
-func (c *canonScanner) object(depth int) bool {
-	c.i++ // '{'
-	first := len(c.keys)
-	defer func() { c.keys = c.keys[:first] }()
-	if c.i < len(c.d) && c.d[c.i] == '}' {
-		c.i++
-		return true
-	}
-	for {
-		if c.i >= len(c.d) || c.d[c.i] != '"' {
-			return false
-		}
-		start := c.i
-		escaped, ok := c.str()
-		if !ok {
-			return false
-		}
-		key := c.d[start+1 : c.i-1]
-		if len(key) > 0 && key[0] >= '0' && key[0] <= '9' && integerLike(key) {
-			return false
-		}
-		for _, k := range c.keys[first:] {
-			if bytes.Equal(k, key) {
-				return false
-			}
-		}
-		c.keys = append(c.keys, key)
-		if c.i >= len(c.d) || c.d[c.i] != ':' {
-			return false
-		}
-		c.i++
-		var field *topField
-		if depth == 1 && !escaped {
-			switch string(key) {
-			case "id":
-				field = &c.id
-			case "parentId":
-				field = &c.parent
-			}
-		}
-		if field != nil && c.i < len(c.d) && c.d[c.i] == '"' {
-			s := c.i
-			esc, ok := c.str()
-			if !ok {
-				return false
-			}
-			*field = topField{present: true, isString: true, escaped: esc, text: c.d[s+1 : c.i-1]}
-		} else {
-			if field != nil {
-				*field = topField{present: true}
-			}
-			if !c.value(depth) {
-				return false
-			}
-		}
-		if more, ok := c.after('}'); !more {
-			return ok
-		}
-	}
-}
-
-func (c *canonScanner) array(depth int) bool {
-	c.i++ // '['
-	if c.i < len(c.d) && c.d[c.i] == ']' {
-		c.i++
-		return true
-	}
-	for {
-		if !c.value(depth) {
-			return false
-		}
-		if more, ok := c.after(']'); !more {
-			return ok
-		}
-	}
-}
-
-// after steps over what follows a member: a comma (more is true) or the
-// container's closing byte (ok is true).
-func (c *canonScanner) after(closing byte) (more, ok bool) {
-	if c.i >= len(c.d) {
-		return false, false
-	}
-	switch c.d[c.i] {
-	case ',':
-		c.i++
-		return true, true
-	case closing:
-		c.i++
-		return false, true
-	}
-	return false, false
-}
-
-// str steps over a string whose escapes are the ones JSON.stringify
-// writes: \" \\ \b \f \n \r \t, and \u00xx (lower-case hex) for the other
-// control characters. The text is known to be valid UTF-8, so it holds no
-// lone surrogate that JSON.stringify would escape.
-func (c *canonScanner) str() (escaped, ok bool) {
+func (c *canonScanner) array(i, depth int) int {
 	d := c.d
-	for i := c.i + 1; i < len(d); {
+	i++ // '['
+	if i < len(d) && d[i] == ']' {
+		return i + 1
+	}
+	for {
+		if i = c.value(i, depth); i < 0 || i >= len(d) {
+			return -1
+		}
+		switch d[i] {
+		case ',':
+			i++
+		case ']':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// str steps over the string at i whose escapes are the ones JSON.stringify
+// writes: \" \\ \b \f \n \r \t, and \u00xx (lower-case hex) for the other
+// control characters; its bytes past ASCII must be strict UTF-8 (no
+// surrogate halves, which JSON.stringify would escape).
+func (c *canonScanner) str(i int) (next int, escaped bool) {
+	d := c.d
+	for i++; i < len(d); {
 		if i+8 <= len(d) {
 			// Eight bytes at a time up to the first that ends the string,
-			// escapes or is a control character.
-			m := jsonl.StringStops(binary.LittleEndian.Uint64(d[i:]))
+			// escapes, is a control character or is not ASCII.
+			w := binary.LittleEndian.Uint64(d[i:])
+			m := jsonl.StringStops(w) | w&0x8080808080808080
 			if m == 0 {
 				i += 8
 				continue
@@ -210,31 +245,37 @@ func (c *canonScanner) str() (escaped, ok bool) {
 		b := d[i]
 		switch {
 		case b == '"':
-			c.i = i + 1
-			return escaped, true
+			return i + 1, escaped
+		case b >= utf8.RuneSelf:
+			r, n := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return -1, false
+			}
+			i += n
+			continue
 		case b < 0x20:
-			return false, false
+			return -1, false
 		case b != '\\':
 			i++
 			continue
 		}
 		escaped = true
 		if i+1 >= len(d) {
-			return false, false
+			return -1, false
 		}
 		switch d[i+1] {
 		case '"', '\\', 'b', 'f', 'n', 'r', 't':
 			i += 2
 		case 'u':
 			if i+6 > len(d) || !shortControlEscape(d[i+2:i+6]) {
-				return false, false
+				return -1, false
 			}
 			i += 6
 		default:
-			return false, false
+			return -1, false
 		}
 	}
-	return false, false
+	return -1, false
 }
 
 // shortControlEscape reports the hex digits h of a \u escape that
@@ -264,28 +305,31 @@ func shortControlEscape(h []byte) bool {
 	return true
 }
 
-// number steps over a number already in JavaScript's shortest form.
-func (c *canonScanner) number() bool {
-	s := c.i
-	i := s
-	for i < len(c.d) {
-		b := c.d[i]
+// number steps over the number at i, already in JavaScript's shortest
+// form.
+func (c *canonScanner) number(i int) int {
+	d := c.d
+	s := i
+	for i < len(d) {
+		b := d[i]
 		if (b >= '0' && b <= '9') || b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E' {
 			i++
 			continue
 		}
 		break
 	}
-	text := c.d[s:i]
-	c.i = i
+	text := d[s:i]
 	if shortInt(text) {
-		return true
+		return i
 	}
 	if jsonl.Validate(text) != nil {
-		return false
+		return -1
 	}
 	c.num = jsonl.AppendJSNumber(c.num[:0], string(text))
-	return bytes.Equal(c.num, text)
+	if !bytes.Equal(c.num, text) {
+		return -1
+	}
+	return i
 }
 
 // shortInt is an integer of at most 15 digits without leading zeros, not

@@ -2,6 +2,8 @@ package store
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -34,8 +36,13 @@ var canonicalCases = []struct {
 	{`{"4294967295":1}`, true}, // past the largest array index
 	{`{"a":1}x`, false},
 	{`{"a":1`, false},
-	{"{\"a\":\"\xff\"}", false}, // invalid UTF-8 becomes U+FFFD
-	{"{\"a\":\"\x01\"}", false}, // a raw control character: not JSON
+	{"{\"a\":\"\xff\"}", false},                    // invalid UTF-8 becomes U+FFFD
+	{"{\"a\":\"\x01\"}", false},                    // a raw control character: not JSON
+	{"{\"a\":\"\xed\xa0\x80\"}", false},            // a surrogate half, encoded
+	{"{\"a\":\"\xc0\xaf\"}", false},                // an overlong form
+	{"{\"a\":\"\xe2\x98\"}", false},                // a sequence cut by the quote
+	{"{\"a\xc3\xa9\":\"\xf0\x9f\x98\x80\"}", true}, // UTF-8 in keys and values
+	{"{\"a\":1\xc3\xa9}", false},                   // past ASCII outside a string
 	{``, false},
 	{`tru`, false},
 }
@@ -94,4 +101,55 @@ func FuzzCanonicalText(f *testing.F) {
 	f.Add([]byte(`{"id":"x\n","parentId":"p","m":{"content":[{"type":"text","text":"a\u0007"}]}}`))
 	var c canonScanner
 	f.Fuzz(func(t *testing.T, d []byte) { checkCanonical(t, &c, d) })
+}
+
+// benchRows are rows shaped like a long agent session's (short keys and
+// strings, small integers, a few long texts): what OpenClaw's rows hold.
+func benchRows() [][]byte {
+	var rows [][]byte
+	for i := 0; i < 512; i++ {
+		id, parent := fmt.Sprintf("%08x", i+1), fmt.Sprintf("%08x", i)
+		var msg string
+		switch i % 4 {
+		case 0:
+			msg = fmt.Sprintf(`{"role":"user","content":"question %d %s","timestamp":%d}`, i, strings.Repeat("x", i%97), 1767225600000+i)
+		case 1:
+			msg = fmt.Sprintf(`{"role":"assistant","content":[{"type":"thinking","thinking":"%s","thinkingSignature":"c2ln"},{"type":"text","text":"ok"},{"type":"toolCall","id":"toolu_%010d","name":"exec","arguments":{"command":"echo %d"}}],"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"stopReason":"toolUse","timestamp":%d,"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5"}`, strings.Repeat("t", i%53), i, i, 1767225600000+i)
+		case 2:
+			msg = fmt.Sprintf(`{"role":"toolResult","toolCallId":"toolu_%010d","toolName":"exec","content":[{"type":"text","text":"%s\n\"é\""}],"isError":false,"timestamp":%d}`, i, strings.Repeat("y", 10+i%300), 1767225600000+i)
+		default:
+			msg = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"answer %d"}],"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":0.00125},"stopReason":"stop","timestamp":%d}`, i, 1767225600000+i)
+		}
+		rows = append(rows, []byte(fmt.Sprintf(`{"type":"message","id":"%s","parentId":"%s","timestamp":"2026-01-01T00:00:00.000Z","message":%s}`, id, parent, msg)))
+	}
+	return rows
+}
+
+func BenchmarkCanonicalText(b *testing.B) {
+	rows := benchRows()
+	n := 0
+	for _, r := range rows {
+		n += len(r)
+	}
+	b.SetBytes(int64(n))
+	var c canonScanner
+	for b.Loop() {
+		for _, r := range rows {
+			if !c.canonicalText(r) {
+				b.Fatalf("not canonical: %s", r)
+			}
+		}
+	}
+}
+
+// TestCanonicalBenchRows: the benchmark's rows are canonical, and the
+// scan agrees with the parse-and-write path on them.
+func TestCanonicalBenchRows(t *testing.T) {
+	var c canonScanner
+	for _, r := range benchRows() {
+		if !c.canonicalText(r) {
+			t.Fatalf("not canonical: %s", r)
+		}
+		checkCanonical(t, &c, r)
+	}
 }
