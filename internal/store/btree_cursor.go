@@ -9,7 +9,7 @@ type indexCursor struct {
 	stack   []indexFrame
 	bufs    [][]byte // a page buffer per depth
 	scratch []byte   // overflow pages
-	entry   []byte   // the current entry's record
+	entry   []byte   // the current entry's record when it overflows its cell
 	rec     record
 	loaded  int // pages loaded: bounded by the page count
 }
@@ -47,7 +47,8 @@ func (c *indexCursor) push(n uint32) (*indexFrame, error) {
 	return f, nil
 }
 
-// load decodes cell i of f's page into c.entry and c.rec.
+// load decodes cell i of f's page into c.rec (its bytes valid until the
+// next load).
 func (c *indexCursor) load(f *indexFrame, i int) error {
 	off, err := f.pg.cell(i, c.p.usable)
 	if err != nil {
@@ -59,6 +60,11 @@ func (c *indexCursor) load(f *indexFrame, i int) error {
 	size, k := varint(f.pg.data[:c.p.usable], off)
 	if k == 0 {
 		return btreeErrorf("page %d: cell %d", f.pg.n, i)
+	}
+	if n := int(size); n <= c.p.usable && c.p.localPayload(n, true) == n && off+k+n <= c.p.usable {
+		// The whole entry lies in its cell: read it there, valid until
+		// the page's buffer is loaded again.
+		return c.rec.parse(f.pg.data[off+k : off+k+n : off+k+n])
 	}
 	if c.entry, err = c.p.payload(c.entry[:0], &f.pg, off+k, int(size), true, c.scratch); err != nil {
 		return err

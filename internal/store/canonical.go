@@ -310,6 +310,21 @@ func shortControlEscape(h []byte) bool {
 func (c *canonScanner) number(i int) int {
 	d := c.d
 	s := i
+	// Most numbers are short integers, which JavaScript prints unchanged:
+	// digits, not "-0", no leading zero, at most 15 of them, then a byte
+	// that is not part of a number.
+	if d[i] == '-' {
+		i++
+	}
+	j := i
+	for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+		j++
+	}
+	if n := j - i; n > 0 && n <= 15 && (d[i] != '0' || n == 1 && i == s) &&
+		(j == len(d) || d[j] != '.' && d[j] != 'e' && d[j] != 'E' && d[j] != '+' && d[j] != '-') {
+		return j
+	}
+	i = s
 	for i < len(d) {
 		b := d[i]
 		if (b >= '0' && b <= '9') || b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E' {
@@ -319,9 +334,6 @@ func (c *canonScanner) number(i int) int {
 		break
 	}
 	text := d[s:i]
-	if shortInt(text) {
-		return i
-	}
 	if jsonl.Validate(text) != nil {
 		return -1
 	}
@@ -330,24 +342,6 @@ func (c *canonScanner) number(i int) int {
 		return -1
 	}
 	return i
-}
-
-// shortInt is an integer of at most 15 digits without leading zeros, not
-// "-0": JavaScript prints it unchanged.
-func shortInt(t []byte) bool {
-	neg := len(t) > 0 && t[0] == '-'
-	if neg {
-		t = t[1:]
-	}
-	if len(t) == 0 || len(t) > 15 || (t[0] == '0' && (len(t) > 1 || neg)) {
-		return false
-	}
-	for _, b := range t {
-		if b < '0' || b > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // integerLike reports a key JavaScript enumerates before the others: a

@@ -19,11 +19,17 @@ var canonicalCases = []struct {
 	{`{}`, true},
 	{`"x"`, true},
 	{`{"a":1,"b":{"a":2}}`, true},
-	{`{"a": 1}`, false},        // space
-	{` {"a":1}`, false},        // leading space
-	{`{"a":1.0}`, false},       // 1.0 is written 1
-	{`{"a":1E+21}`, false},     // upper-case exponent
-	{`{"a":-0}`, false},        // -0 is written 0
+	{`{"a": 1}`, false},    // space
+	{` {"a":1}`, false},    // leading space
+	{`{"a":1.0}`, false},   // 1.0 is written 1
+	{`{"a":1E+21}`, false}, // upper-case exponent
+	{`{"a":-0}`, false},    // -0 is written 0
+	{`{"a":[0,-1,123456789012345,1234567890123456]}`, true},
+	{`{"a":12345678901234567890}`, false}, // written 12345678901234567000
+	{`{"a":05}`, false},                   // not JSON
+	{`{"a":-}`, false},
+	{`{"a":1-}`, false},
+	{`{"a":-01}`, false},
 	{`{"a":1e999}`, false},     // overflow is written null
 	{`{"a":"\u00e9"}`, false},  // JSON.stringify writes é itself
 	{`{"a":"\u000a"}`, false},  // written \n

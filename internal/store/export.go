@@ -156,14 +156,14 @@ func (r *ExportReader) nextRun() bool {
 		}
 	}
 	b := r.cur
-	start := b.evs[r.at].start
+	start := int(b.evs[r.at].start)
 	end := start
 	for ; r.at < len(b.evs); r.at++ {
 		ev, row := b.event(r.at)
 		if !r.canonical(ev, row) {
 			break
 		}
-		end = b.evs[r.at].end + 1
+		end = int(b.evs[r.at].end) + 1
 		r.lines++
 	}
 	if end > start {
@@ -244,9 +244,14 @@ type rowBatch struct {
 	err       error // the last batch: io.EOF or what stopped the rows
 }
 
+// batchEvent is an event of a batch: its text is data[start:end],
+// followed by "\n". It holds no pointer, so filling a batch is plain
+// copying.
 type batchEvent struct {
-	ev         Event // Text is data[start:end], followed by "\n"
-	start, end int
+	seq        int64
+	line       int
+	start, end int32
+	compressed bool
 	// found, id and parent are the event's identity row, its texts in ids.
 	found      bool
 	id, parent span
@@ -254,7 +259,7 @@ type batchEvent struct {
 
 // span is a TEXT value (valid) or NULL in a batch's ids.
 type span struct {
-	start, end int
+	start, end int32
 	valid      bool
 }
 
@@ -262,14 +267,13 @@ type span struct {
 func (b *rowBatch) add(v nullBytes) span {
 	start := len(b.ids)
 	b.ids = append(b.ids, v.b...)
-	return span{start: start, end: len(b.ids), valid: v.valid}
+	return span{start: int32(start), end: int32(len(b.ids)), valid: v.valid}
 }
 
 // event is event i of the batch and its identity row.
 func (b *rowBatch) event(i int) (Event, identity) {
 	e := &b.evs[i]
-	ev := e.ev
-	ev.Text = b.data[e.start:e.end]
+	ev := Event{Seq: e.seq, Line: e.line, Text: b.data[e.start:e.end], Compressed: e.compressed}
 	row := identity{found: e.found}
 	if e.found {
 		row.eventID = nullBytes{b: b.ids[e.id.start:e.id.end], valid: e.id.valid}
@@ -311,9 +315,8 @@ func (p *rowPipe) read(rows *Rows) {
 		ev := rows.Event()
 		start := len(b.data)
 		b.data = append(b.data, ev.Text...)
-		e := batchEvent{ev: ev, start: start, end: len(b.data)}
+		e := batchEvent{seq: ev.Seq, line: ev.Line, start: int32(start), end: int32(len(b.data)), compressed: ev.Compressed}
 		b.data = append(b.data, '\n')
-		e.ev.Text = nil
 		if j := rows.index; j != nil && j.cur.found {
 			e.found, e.id, e.parent = true, b.add(j.cur.eventID), b.add(j.cur.parent)
 		}

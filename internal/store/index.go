@@ -145,7 +145,8 @@ type nullBytes struct {
 
 func (n *nullBytes) set(b []byte, valid bool) { n.b, n.valid = append(n.b[:0], b...), valid }
 
-// seqCursor is an ordered index query with one row of lookahead.
+// seqCursor is an ordered index query with one row of lookahead. Its
+// values a and b are valid until the next row is read.
 type seqCursor struct {
 	rows *sql.Rows
 	ok   bool // a row is ahead
@@ -191,8 +192,8 @@ func (c *seqCursor) scan() error {
 	if err := c.rows.Scan(&c.seq, &c.sa, &c.sb); err != nil {
 		return err
 	}
-	c.a.set([]byte(c.sa.String), c.sa.Valid)
-	c.b.set([]byte(c.sb.String), c.sb.Valid)
+	c.a = nullBytes{b: []byte(c.sa.String), valid: c.sa.Valid}
+	c.b = nullBytes{b: []byte(c.sb.String), valid: c.sb.Valid}
 	return nil
 }
 
@@ -215,16 +216,17 @@ func (c *seqCursor) fastNext() error {
 	if !ok {
 		return nil
 	}
-	c.a.set(nil, false)
-	c.b.set(nil, false)
+	// a and b point into the page read, valid until the next row: the
+	// join copies what it keeps before reading on.
+	c.a, c.b = nullBytes{}, nullBytes{}
 	if w.tab != nil {
 		id, idNull, ok1 := w.text(colEventID)
 		parent, parentNull, ok2 := w.text(colParentID)
 		if !ok1 || !ok2 {
 			return btreeErrorf("seq %d: column types", w.order)
 		}
-		c.a.set(id, !idNull)
-		c.b.set(parent, !parentNull)
+		c.a = nullBytes{b: id[:len(id):len(id)], valid: !idNull}
+		c.b = nullBytes{b: parent[:len(parent):len(parent)], valid: !parentNull}
 	}
 	switch {
 	case !c.read || w.order > c.maxSeq:
