@@ -301,7 +301,7 @@ type record struct {
 func serialSize(t uint64) (int, bool) {
 	switch {
 	case t <= 4:
-		return [...]int{0, 1, 2, 3, 4}[t], true
+		return int(t), true
 	case t == 5:
 		return 6, true
 	case t == 6 || t == 7:
@@ -321,23 +321,38 @@ func (r *record) parse(data []byte) error { return r.parseHead(data, len(data)) 
 // is the start (the part in its cell): the header must lie in data, the
 // values may lie past it (then [record.has] is false for them).
 func (r *record) parseHead(data []byte, total int) error {
-	r.data, r.types, r.offs = data, r.types[:0], r.offs[:0]
+	r.data = data
 	hsize, n := varint(data, 0)
 	if n == 0 || hsize < uint64(n) || hsize > uint64(len(data)) || len(data) > total {
 		return btreeErrorf("record header")
 	}
-	body := int(hsize)
-	for i := n; i < int(hsize); {
-		t, k := varint(data[:hsize], i)
-		size, ok := serialSize(t)
-		if k == 0 || !ok || body+size > total {
-			return btreeErrorf("record column %d", len(r.types))
-		}
-		r.types = append(r.types, t)
-		r.offs = append(r.offs, body)
-		body += size
-		i += k
+	h := data[:hsize]
+	// A column takes at least one header byte: the slices are filled in
+	// place, without growing.
+	if cap(r.types) < len(h) {
+		r.types, r.offs = make([]uint64, 0, len(h)), make([]int, 0, len(h))
 	}
+	types, offs := r.types[:len(h)], r.offs[:len(h)]
+	cols, body := 0, len(h)
+	for i := n; i < len(h); cols++ {
+		t := uint64(h[i])
+		if t < 0x80 { // nearly every serial type is one byte
+			i++
+		} else {
+			var k int
+			if t, k = varint(h, i); k == 0 {
+				return btreeErrorf("record column %d", cols)
+			}
+			i += k
+		}
+		size, ok := serialSize(t)
+		if !ok || size < 0 || body+size > total {
+			return btreeErrorf("record column %d", cols)
+		}
+		types[cols], offs[cols] = t, body
+		body += size
+	}
+	r.types, r.offs = types[:cols], offs[:cols]
 	return nil
 }
 
@@ -354,7 +369,9 @@ func (r *record) null(i int) bool { return r.types[i] == 0 }
 func (r *record) int(i int) (int64, bool) {
 	t, d := r.types[i], r.data[r.offs[i]:]
 	switch {
-	case t >= 1 && t <= 6:
+	case t == 1:
+		return int64(int8(d[0])), true
+	case t >= 2 && t <= 6:
 		size, _ := serialSize(t)
 		v := int64(int8(d[0]))
 		for _, c := range d[1:size] {

@@ -167,6 +167,33 @@ func (c *indexCursor) next() (bool, error) {
 	return false, nil
 }
 
+// skipLeaf steps over the rest of the current leaf when its last entry's
+// first column is key: the page's entries being in order, so is every
+// one before it. It returns how many entries it stepped over, the last
+// one loaded (c.rec); 0 when it did not move (c.rec is then to be
+// loaded again by next).
+func (c *indexCursor) skipLeaf(key []byte) (int, error) {
+	if len(c.stack) == 0 {
+		return 0, nil
+	}
+	f := &c.stack[len(c.stack)-1]
+	if f.pg.interior() || f.pg.cells-f.i < 2 {
+		return 0, nil
+	}
+	if err := c.load(f, f.pg.cells-1); err != nil {
+		return 0, err
+	}
+	if len(c.rec.types) == 0 {
+		return 0, nil
+	}
+	if cmp, err := compareFirst(&c.rec, key); err != nil || cmp != 0 {
+		return 0, nil
+	}
+	n := f.pg.cells - f.i
+	f.i = f.pg.cells
+	return n, nil
+}
+
 // descend pushes page n, to be walked from its first entry.
 func (c *indexCursor) descend(n uint32) error {
 	f, err := c.push(n)

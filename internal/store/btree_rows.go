@@ -287,6 +287,28 @@ func (w *treeWalk) nextEntry() (rowid int64, ok bool, err error) {
 	return rowid, true, nil
 }
 
+// skipLeaf steps over the rest of the index leaf the walk is in when
+// its last entry is still the session's (see [indexCursor.skipLeaf]): how
+// many entries it stepped over, the last one current (w.order, w.rowid);
+// 0 when it did not move.
+func (w *treeWalk) skipLeaf() (int, error) {
+	if !w.started || w.done {
+		return 0, nil
+	}
+	n, err := w.idx.skipLeaf(w.sessionID)
+	if n == 0 || err != nil {
+		return 0, err
+	}
+	r := &w.idx.rec
+	order, ok1 := r.int(1)
+	rowid, ok2 := rowidOf(r)
+	if len(r.types) != 3 || !ok1 || !ok2 {
+		return 0, btreeErrorf("index entry types")
+	}
+	w.order, w.rowid = order, rowid
+	return n, nil
+}
+
 // compareFirst compares an index entry's first column with a TEXT key as
 // SQLite orders values (NULL and numbers before text, blobs after).
 func compareFirst(r *record, key []byte) (int, error) {

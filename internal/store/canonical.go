@@ -76,7 +76,20 @@ func (c *canonScanner) value(i, depth int) int {
 	}
 	switch b := d[i]; {
 	case b == '"':
-		i, _ = c.str(i)
+		// As for a key: most strings end before a byte str looks at.
+		j := i + 1
+		for j+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[j:])
+			if m := jsonl.StringStops(w) | w&0x8080808080808080; m != 0 {
+				j += bits.TrailingZeros64(m) / 8
+				break
+			}
+			j += 8
+		}
+		if j < len(d) && d[j] == '"' {
+			return j + 1
+		}
+		i, _ = c.strBody(j)
 		return i
 	case b == '{':
 		if depth >= maxCanonicalDepth {
@@ -129,8 +142,21 @@ func (c *canonScanner) object(i, depth int) int {
 			return -1
 		}
 		start := i
-		var escaped bool
-		if i, escaped = c.str(i); i < 0 {
+		// The key's body up to its first byte that stops a string: the
+		// closing quote for nearly every key, without a call.
+		j := i + 1
+		for j+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[j:])
+			if m := jsonl.StringStops(w) | w&0x8080808080808080; m != 0 {
+				j += bits.TrailingZeros64(m) / 8
+				break
+			}
+			j += 8
+		}
+		escaped := false
+		if j < len(d) && d[j] == '"' {
+			i = j + 1
+		} else if i, escaped = c.strBody(j); i < 0 {
 			return -1
 		}
 		key := d[start+1 : i-1]
@@ -228,9 +254,13 @@ func (c *canonScanner) array(i, depth int) int {
 // writes: \" \\ \b \f \n \r \t, and \u00xx (lower-case hex) for the other
 // control characters; its bytes past ASCII must be strict UTF-8 (no
 // surrogate halves, which JSON.stringify would escape).
-func (c *canonScanner) str(i int) (next int, escaped bool) {
+func (c *canonScanner) str(i int) (next int, escaped bool) { return c.strBody(i + 1) }
+
+// strBody is str from i, a position in the string's body past which
+// nothing was escaped.
+func (c *canonScanner) strBody(i int) (next int, escaped bool) {
 	d := c.d
-	for i++; i < len(d); {
+	for i < len(d) {
 		if i+8 <= len(d) {
 			// Eight bytes at a time up to the first that ends the string,
 			// escapes, is a control character or is not ASCII.

@@ -54,19 +54,22 @@ const statsSQL = `SELECT count(*), coalesce(max(seq), -1),
   FROM transcript_events WHERE session_id = ?`
 
 // Estimate is [DB.Find]'s counts for sizing work, not for showing: Events
-// and MaxSeq are exact, but when the b-trees are read directly Bytes is
-// exact for the first 1,024 rows only and estimated from every 64th row
-// after them, which reads a small part of the table.
+// and MaxSeq are exact on a sound database, but when the b-trees are read
+// directly Bytes is exact for the first 1,024 rows only and estimated
+// after them from the last row of each index leaf (about every 80th row),
+// which reads a small part of the table; the index's leaves are counted,
+// not read entry by entry.
 func (s *DB) Estimate(ctx context.Context, sessionID string) (Transcript, error) {
 	return s.count(ctx, sessionID, estimateEvery)
 }
 
 // estimateEvery is the share of rows past the first estimateExact whose
-// size [DB.Estimate] reads.
-const (
-	estimateEvery = 64
-	estimateExact = 1024
-)
+// size [DB.Estimate] reads where it visits them one by one.
+const estimateEvery = 64
+
+// estimateExact is how many rows [DB.Estimate] sizes exactly (a variable
+// so that the tests can make the committed stores' sessions long enough).
+var estimateExact int64 = 1024
 
 // transcript counts the rows of one session exactly.
 func (s *DB) transcript(ctx context.Context, sessionID string) (Transcript, error) {
@@ -98,8 +101,11 @@ func (s *DB) count(ctx context.Context, sessionID string, sizeEvery int64) (Tran
 // value past the row's cell only for an event_utf8_bytes stored there.
 // It reads no overflow page of a plain row, where SQLite reads them all
 // to reach the columns after event_json. With sizeEvery > 1 it reads the
-// size of the first estimateExact rows and of every sizeEvery-th row after
-// them, which stand for the rest. errBTree: use the query.
+// size of the first estimateExact rows and, after them, of every
+// sizeEvery-th row the walk visits, which stand for the rest; there it
+// counts each index leaf that holds only the session's entries from its
+// cell count, sampling its last row, without visiting the others.
+// errBTree: use the query.
 func (s *DB) fastTranscript(ctx context.Context, sessionID string, sizeEvery int64) (Transcript, error) {
 	t := Transcript{MaxSeq: -1}
 	if s.fast == nil || s.fast.events == nil {
@@ -107,10 +113,29 @@ func (s *DB) fastTranscript(ctx context.Context, sessionID string, sizeEvery int
 	}
 	w := s.fast.walk(s.fast.events, sessionID)
 	var sampled, sampledBytes int64 // of the rows past estimateExact
-	for {
-		if t.Events%1024 == 0 {
+	for step := 0; ; step++ {
+		if step%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return t, err
+			}
+		}
+		if sizeEvery > 1 && t.Events >= estimateExact {
+			// Past the exact rows, whole index leaves of the session are
+			// counted at once, and the last row of each sampled.
+			n, err := w.skipLeaf()
+			if err != nil {
+				return t, err
+			}
+			if n > 0 {
+				size, err := w.eventSize()
+				if err != nil {
+					return t, err
+				}
+				sampled++
+				sampledBytes += size
+				t.Events += int64(n)
+				t.MaxSeq = max(t.MaxSeq, w.order)
+				continue
 			}
 		}
 		_, ok, err := w.nextEntry()
