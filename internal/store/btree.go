@@ -296,6 +296,10 @@ type record struct {
 	data  []byte
 	types []uint64
 	offs  []int
+	// max is how many columns the header is decoded for (0: all). As
+	// SQLite decodes a header only up to the column a query reads, the
+	// columns past them are not looked at.
+	max int
 }
 
 func serialSize(t uint64) (int, bool) {
@@ -334,7 +338,7 @@ func (r *record) parseHead(data []byte, total int) error {
 	}
 	types, offs := r.types[:len(h)], r.offs[:len(h)]
 	cols, body := 0, len(h)
-	for i := n; i < len(h); cols++ {
+	for i := n; i < len(h) && (r.max == 0 || cols < r.max); cols++ {
 		t := uint64(h[i])
 		if t < 0x80 { // nearly every serial type is one byte
 			i++

@@ -191,6 +191,7 @@ type treeWalk struct {
 
 func (fp *fastPath) walk(t *fastTree, sessionID string) *treeWalk {
 	w := &treeWalk{tree: t, sessionID: []byte(sessionID), idx: newIndexCursor(fp.pager)}
+	w.row.max = t.need + 1 // the columns read, and those before them
 	if t.table != 0 {
 		w.tab = newTableTree(fp.pager, t.table)
 	}

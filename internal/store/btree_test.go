@@ -223,3 +223,37 @@ func testEstimate(t *testing.T) {
 		db.Close()
 	}
 }
+
+// TestProvedWhileReading: texts proven canonical on the reading goroutine
+// (which does so when the writing side falls behind) give the export and
+// the index faults the writing side gives, on the committed stores and on
+// a copy with non-canonical rows, escaped ids and index rows that differ.
+func TestProvedWhileReading(t *testing.T) {
+	state := copyState(t, "multi")
+	dbs, err := AgentDatabases(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	faulty := dbs[0].Path
+	w := writer(t, faulty)
+	for _, q := range []string{
+		`UPDATE transcript_events SET event_json = replace(event_json, '":', '": ') WHERE event_json IS NOT NULL AND seq % 7 = 3`,
+		`UPDATE transcript_events SET event_json = replace(event_json, '"id":"', '"id":"\u0061') WHERE event_json IS NOT NULL AND seq % 11 = 5`,
+		`UPDATE transcript_event_identities SET parent_id = 'elsewhere' WHERE seq % 5 = 2`,
+		`DELETE FROM transcript_event_identities WHERE seq % 13 = 4`,
+	} {
+		if _, err := w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	for _, path := range append(committedDatabases(t), faulty) {
+		want, _ := readAll(t, path, true)
+		proveAll = true
+		got, _ := readAll(t, path, true)
+		proveAll = false
+		if got != want {
+			t.Errorf("%s: proven while reading:\n%s\nproven while writing:\n%s", path, got, want)
+		}
+	}
+}

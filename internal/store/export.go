@@ -105,13 +105,36 @@ func (r *ExportReader) canonical(ev Event, row identity) bool {
 	// OpenClaw exports JSON.stringify(JSON.parse(text)); its own rows are
 	// already in that form (then the line is the row), but a row written
 	// otherwise is normalised.
-	if r.edit != nil || !r.canon.canonicalText(ev.Text) || r.canon.id.escaped || r.canon.parent.escaped {
+	if r.edit != nil || !r.canon.canonicalText(ev.Text) {
+		return false
+	}
+	return r.proven(ev, row, r.canon.id, r.canon.parent)
+}
+
+// proven is canonical's verdict on an event proven canonical, whose id
+// and parentId are id and parent.
+func (r *ExportReader) proven(ev Event, row identity, id, parent topField) bool {
+	if id.escaped || parent.escaped {
 		return false
 	}
 	if r.rows.index != nil { // the stored event
-		r.rows.index.checkIdentity(ev, row, r.canon.id, r.canon.parent)
+		r.rows.index.checkIdentity(ev, row, id, parent)
 	}
 	return true
+}
+
+// batchCanonical is canonical for event i of a batch, which the reading
+// goroutine may have proven already (see [rowPipe.prove]).
+func (r *ExportReader) batchCanonical(b *rowBatch, i int) bool {
+	ev, row := b.event(i)
+	e := &b.evs[i]
+	switch e.proof {
+	case proofCanonical:
+		return r.proven(ev, row, e.fields[0].field(ev.Text), e.fields[1].field(ev.Text))
+	case proofNot:
+		return false
+	}
+	return r.canonical(ev, row)
 }
 
 // rewrite makes r.out the line of an event that is not canonical: its
@@ -159,8 +182,7 @@ func (r *ExportReader) nextRun() bool {
 	start := int(b.evs[r.at].start)
 	end := start
 	for ; r.at < len(b.evs); r.at++ {
-		ev, row := b.event(r.at)
-		if !r.canonical(ev, row) {
+		if !r.batchCanonical(b, r.at) {
 			break
 		}
 		end = int(b.evs[r.at].end) + 1
@@ -233,6 +255,8 @@ type rowPipe struct {
 	free chan *rowBatch // batches written, to reuse
 	quit chan struct{}  // closed by close: stop reading
 	done chan struct{}  // closed when the reading goroutine has returned
+	// canon proves texts on the reading goroutine (see prove).
+	canon canonScanner
 }
 
 // rowBatch is a run of events: their texts one after another in data,
@@ -255,6 +279,41 @@ type batchEvent struct {
 	// found, id and parent are the event's identity row, its texts in ids.
 	found      bool
 	id, parent span
+	// proof is the reading goroutine's canonical proof, if it made one;
+	// then fields are the event's top-level id and parentId.
+	proof  proof
+	fields [2]fieldSpan
+}
+
+// proof is what the reading goroutine found of an event's text.
+type proof uint8
+
+const (
+	proofNone      proof = iota // not looked at: the writing side proves it
+	proofCanonical              // canonical, fields set
+	proofNot                    // not proven canonical
+)
+
+// fieldSpan is a [topField] whose text is text[start:end] of its event.
+type fieldSpan struct {
+	start, end                 int32
+	present, isString, escaped bool
+}
+
+// spanOf is f, a field of text (its text a slice of text, which ends at
+// its capacity), as a fieldSpan: where f.text starts is told by how much
+// shorter its capacity is.
+func spanOf(f topField, text []byte) fieldSpan {
+	sp := fieldSpan{present: f.present, isString: f.isString, escaped: f.escaped}
+	if len(f.text) > 0 {
+		sp.start = int32(cap(text) - cap(f.text))
+		sp.end = sp.start + int32(len(f.text))
+	}
+	return sp
+}
+
+func (sp fieldSpan) field(text []byte) topField {
+	return topField{present: sp.present, isString: sp.isString, escaped: sp.escaped, text: text[sp.start:sp.end]}
 }
 
 // span is a TEXT value (valid) or NULL in a batch's ids.
@@ -309,6 +368,9 @@ func (p *rowPipe) read(rows *Rows) {
 			if b.err == nil {
 				b.err = io.EOF
 			}
+			if proveAll {
+				p.prove(b)
+			}
 			p.send(b)
 			return
 		}
@@ -322,8 +384,13 @@ func (p *rowPipe) read(rows *Rows) {
 		}
 		b.evs = append(b.evs, e)
 		if len(b.data) >= pipeBatchBytes || len(b.evs) >= pipeBatchEvents {
-			if !p.send(b) {
-				return
+			if proveAll || !p.trySend(b) {
+				// The writing side is behind: prove this batch here,
+				// where the time would go to waiting.
+				p.prove(b)
+				if !p.send(b) {
+					return
+				}
 			}
 			b = p.batch()
 		}
@@ -338,6 +405,37 @@ func (p *rowPipe) batch() *rowBatch {
 		return b
 	default:
 		return &rowBatch{}
+	}
+}
+
+// proveAll makes the reading goroutine prove every batch, so that the
+// tests hold its proofs to the writing side's.
+var proveAll = false
+
+// trySend hands b on if a place is free at once.
+func (p *rowPipe) trySend(b *rowBatch) bool {
+	select {
+	case p.full <- b:
+		return true
+	default:
+		return false
+	}
+}
+
+// prove makes the canonical proof of each event of b on the reading
+// goroutine. Reading the b-trees takes less time than proving the texts,
+// so the reading goroutine takes a share of the proofs whenever the
+// writing side falls behind, and the two cores are kept busy alike.
+func (p *rowPipe) prove(b *rowBatch) {
+	for i := range b.evs {
+		e := &b.evs[i]
+		text := b.data[e.start:e.end:e.end]
+		if !p.canon.canonicalText(text) {
+			e.proof = proofNot
+			continue
+		}
+		e.proof = proofCanonical
+		e.fields = [2]fieldSpan{spanOf(p.canon.id, text), spanOf(p.canon.parent, text)}
 	}
 }
 
