@@ -76,20 +76,7 @@ func (c *canonScanner) value(i, depth int) int {
 	}
 	switch b := d[i]; {
 	case b == '"':
-		// As for a key: most strings end before a byte str looks at.
-		j := i + 1
-		for j+8 <= len(d) {
-			w := binary.LittleEndian.Uint64(d[j:])
-			if m := jsonl.StringStops(w) | w&0x8080808080808080; m != 0 {
-				j += bits.TrailingZeros64(m) / 8
-				break
-			}
-			j += 8
-		}
-		if j < len(d) && d[j] == '"' {
-			return j + 1
-		}
-		i, _ = c.strBody(j)
+		i, _ = c.str(i)
 		return i
 	case b == '{':
 		if depth >= maxCanonicalDepth {
@@ -256,8 +243,8 @@ func (c *canonScanner) array(i, depth int) int {
 // surrogate halves, which JSON.stringify would escape).
 func (c *canonScanner) str(i int) (next int, escaped bool) { return c.strBody(i + 1) }
 
-// strBody is str from i, a position in the string's body past which
-// nothing was escaped.
+// strBody is str from i, a position in the string's body: the bytes
+// before it are known to be plain ASCII, without quote or escape.
 func (c *canonScanner) strBody(i int) (next int, escaped bool) {
 	d := c.d
 	for i < len(d) {
