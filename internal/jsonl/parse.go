@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -192,11 +194,14 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 		var v Value
 		switch c := d[i]; c {
 		case '"':
-			s, j, ok := p.str(d, i, false)
+			s, j, plain, ok := p.str(d, i, false)
 			if !ok {
 				return Value{}, frames, false
 			}
 			v, i = textValue(String, s), j
+			if plain {
+				v.meta |= plainBit
+			}
 		case '{', '[':
 			i++
 			if i < len(d) && isSpace[d[i]] {
@@ -400,7 +405,7 @@ func (p *Parser) key(d []byte, i int) (string, int, bool) {
 	if i >= len(d) || d[i] != '"' {
 		return "", i, false
 	}
-	key, i, ok := p.str(d, i, true)
+	key, i, _, ok := p.str(d, i, true)
 	if !ok {
 		return "", i, false
 	}
@@ -457,19 +462,29 @@ func numberEnd(d []byte, i int) (int, bool) {
 // '\\' (the bytes that end the fast scan of a string body).
 func stringStop(w uint64) bool { return StringStops(w) != 0 }
 
-// str parses a string starting at its opening quote; it returns the text
-// and the position after the closing quote. Keys, and in copying mode short
-// values, that are common in transcripts come from a table of constants;
-// other text without escapes and in valid UTF-8 aliases d, or in copying
-// mode is copied into the text block.
-func (p *Parser) str(d []byte, i int, key bool) (string, int, bool) {
+// str parses a string starting at its opening quote; it returns the text,
+// the position after the closing quote and whether the text is plain (see
+// plainBit). Keys, and in copying mode short values, that are common in
+// transcripts come from a table of constants; other text without escapes
+// and in valid UTF-8 aliases d, or in copying mode is copied into the text
+// block.
+//
+// A string without escapes is plain: its body holds no quote, backslash or
+// control character, and its text is either that body (valid UTF-8, so no
+// surrogate) or the body with U+FFFD in place of invalid bytes. A string
+// with escapes is not marked plain, whatever it decodes to.
+func (p *Parser) str(d []byte, i int, key bool) (string, int, bool, bool) {
 	start := i + 1
 	j := start
 	var high uint64 // the OR of the bytes scanned: bit 7 set when any was non-ASCII
 	for j+8 <= len(d) {
 		w := binary.LittleEndian.Uint64(d[j:])
-		if stringStop(w) {
-			break
+		if m := StringStops(w); m != 0 {
+			// The lowest flag is exact: the bytes below it are the body's.
+			k := bits.TrailingZeros64(m) >> 3
+			high |= w & (1<<(8*k) - 1)
+			j += k
+			goto stop
 		}
 		high |= w
 		j += 8
@@ -478,25 +493,27 @@ func (p *Parser) str(d []byte, i int, key bool) (string, int, bool) {
 		high |= uint64(d[j])
 		j++
 	}
+stop:
 	if j < len(d) && d[j] == '"' {
 		seg := d[start:j]
 		if high&msb != 0 && !utf8.Valid(seg) {
-			return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true
+			return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true, true
 		}
 		if key || p.copying {
 			if s, ok := intern(seg); ok {
-				return s, j + 1, true
+				return s, j + 1, true, true
 			}
 		}
 		if p.copying {
-			return bytesString(p.carveText(seg)), j + 1, true
+			return bytesString(p.carveText(seg)), j + 1, true, true
 		}
-		return bytesString(seg), j + 1, true
+		return bytesString(seg), j + 1, true, true
 	}
 	if j >= len(d) || d[j] != '\\' {
-		return "", j, false // unterminated, or a control character
+		return "", j, false, false // unterminated, or a control character
 	}
-	return p.strEscaped(d, start, j)
+	s, end, ok := p.strEscaped(d, start, j)
+	return s, end, false, ok
 }
 
 // internTable holds strings that recur in transcripts (keys, roles, block
@@ -504,7 +521,10 @@ func (p *Parser) str(d []byte, i int, key bool) (string, int, bool) {
 // bytes, so that parsing can share one constant instead of keeping a copy
 // per occurrence.
 var internTable = func() (t [internSize]internEntry) {
-	for _, s := range internWords {
+	at := 0
+	for _, word := range internWords {
+		s := internText[at : at+len(word)]
+		at += len(word)
 		w := word8([]byte(s))
 		h := internHash(w, len(s))
 		for t[h].s != "" {
@@ -546,6 +566,20 @@ var internWords = [...]string{
 	"groq", "deepseek", "off", "minimal", "low", "medium", "high", "xhigh",
 	"image/png", "image/jpeg", "image/gif", "image/webp", "base64", "exec", "bash", "read",
 	"edit", "write", "(no output)", "model-snapshot",
+}
+
+// internText is the interned words one after another: the table's
+// strings are slices of it, so that whether a string is one of them is a
+// test of where its bytes are (see isInterned). No word holds a byte
+// JSON.stringify escapes.
+var internText = strings.Join(internWords[:], "")
+
+// isInterned reports whether s is one of the intern table's strings (or
+// part of one): then JSON.stringify writes it as it is, between quotes.
+func isInterned(s string) bool {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	base := uintptr(unsafe.Pointer(unsafe.StringData(internText)))
+	return p-base < uintptr(len(internText)) && p-base+uintptr(len(s)) <= uintptr(len(internText))
 }
 
 func internHash(w uint64, n int) int {
