@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -521,10 +520,7 @@ stop:
 // bytes, so that parsing can share one constant instead of keeping a copy
 // per occurrence.
 var internTable = func() (t [internSize]internEntry) {
-	at := 0
-	for _, word := range internWords {
-		s := internText[at : at+len(word)]
-		at += len(word)
+	for _, s := range internWords {
 		w := word8([]byte(s))
 		h := internHash(w, len(s))
 		for t[h].s != "" {
@@ -568,18 +564,51 @@ var internWords = [...]string{
 	"edit", "write", "(no output)", "model-snapshot",
 }
 
-// internText is the interned words one after another: the table's
-// strings are slices of it, so that whether a string is one of them is a
-// test of where its bytes are (see isInterned). No word holds a byte
-// JSON.stringify escapes.
-var internText = strings.Join(internWords[:], "")
+// internedText holds where the bytes of each interned word are, hashed on
+// that address, so that whether a string is one of the table's (and so
+// needs no escaping) is a lookup of its pointer, not of its text. The
+// words stay the program's string constants: a parsed key then shares its
+// bytes with the same constant in the code that looks it up, which
+// compares equal without reading the bytes.
+var internedText = func() (t [internPtrSize]internedWord) {
+	for _, s := range internWords {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		h := internPtrHash(p)
+		for t[h].p != 0 {
+			h = (h + 1) & (internPtrSize - 1)
+		}
+		t[h] = internedWord{p, len(s)}
+	}
+	return t
+}()
 
-// isInterned reports whether s is one of the intern table's strings (or
-// part of one): then JSON.stringify writes it as it is, between quotes.
+// internedWord is where an interned word's bytes are and how many.
+type internedWord struct {
+	p uintptr
+	n int
+}
+
+const internPtrSize = 512
+
+func internPtrHash(p uintptr) int { return int((uint64(p) * 0x9E3779B97F4A7C15) >> (64 - 9)) }
+
+// isInterned reports whether s is one of the intern table's strings: then
+// JSON.stringify writes it as it is, between quotes. (A string with the
+// same text elsewhere in memory is not one; a string starting at a word's
+// first byte and no longer is a prefix of the word, or the word itself.)
 func isInterned(s string) bool {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	base := uintptr(unsafe.Pointer(unsafe.StringData(internText)))
-	return p-base < uintptr(len(internText)) && p-base+uintptr(len(s)) <= uintptr(len(internText))
+	if p == 0 {
+		return false
+	}
+	for h := internPtrHash(p); ; h = (h + 1) & (internPtrSize - 1) {
+		switch e := internedText[h]; e.p {
+		case p:
+			return len(s) <= e.n
+		case 0:
+			return false
+		}
+	}
 }
 
 func internHash(w uint64, n int) int {
