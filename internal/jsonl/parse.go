@@ -475,13 +475,19 @@ func stringStop(w uint64) bool { return StringStops(w) != 0 }
 func (p *Parser) str(d []byte, i int, key bool) (string, int, bool, bool) {
 	start := i + 1
 	j := start
-	var high uint64 // the OR of the bytes scanned: bit 7 set when any was non-ASCII
+	var high uint64  // the OR of the bytes scanned: bit 7 set when any was non-ASCII
+	var short uint64 // a body shorter than eight bytes found in one word: its word8
+	shortKnown := false
 	for j+8 <= len(d) {
 		w := binary.LittleEndian.Uint64(d[j:])
 		if m := StringStops(w); m != 0 {
 			// The lowest flag is exact: the bytes below it are the body's.
 			k := bits.TrailingZeros64(m) >> 3
-			high |= w & (1<<(8*k) - 1)
+			body := w & (1<<(8*k) - 1)
+			high |= body
+			if j == start {
+				short, shortKnown = body, true
+			}
 			j += k
 			goto stop
 		}
@@ -499,7 +505,11 @@ stop:
 			return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true, true
 		}
 		if key || p.copying {
-			if s, ok := intern(seg); ok {
+			w := short
+			if !shortKnown {
+				w = word8(seg)
+			}
+			if s, ok := internWord(seg, w); ok {
 				return s, j + 1, true, true
 			}
 		}
@@ -628,12 +638,14 @@ func word8(b []byte) uint64 {
 }
 
 // intern returns the table's copy of b, if it has one.
-func intern(b []byte) (string, bool) {
+func intern(b []byte) (string, bool) { return internWord(b, word8(b)) }
+
+// internWord is intern for a caller that has b's word8 at hand.
+func internWord(b []byte, w uint64) (string, bool) {
 	n := len(b)
 	if n == 0 || n > 32 {
 		return "", false
 	}
-	w := word8(b)
 	for h := internHash(w, n); ; h = (h + 1) & (internSize - 1) {
 		e := &internTable[h]
 		if e.s == "" {
