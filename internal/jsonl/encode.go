@@ -30,6 +30,9 @@ func AppendJSON(dst []byte, v *Value) []byte {
 		}
 		return append(dst, "false"...)
 	case Number:
+		if v.meta&plainBit != 0 {
+			return append(dst, v.text()...)
+		}
 		return AppendJSNumber(dst, v.text())
 	case String:
 		if v.meta&plainBit != 0 {

@@ -2,13 +2,13 @@ package jsonl
 
 import "strings"
 
-// Searched returns a deep copy of v with no string marked plain and every
-// key copied out of the intern table, so that writing it searches every
-// string and key for bytes to escape: the encoder's answer without its
-// shortcuts, to compare them with.
+// Searched returns a deep copy of v with no string or number marked plain
+// and every key copied out of the intern table, so that writing it
+// searches every string and key for bytes to escape and converts every
+// number: the encoder's answer without its shortcuts, to compare them with.
 func Searched(v Value) Value {
 	switch v.Kind() {
-	case String:
+	case String, Number:
 		v.meta &^= plainBit
 		return v
 	case Array, Object:
@@ -22,17 +22,17 @@ func Searched(v Value) Value {
 	return v
 }
 
-// PlainStrings counts the strings of v marked plain.
-func PlainStrings(v *Value) int {
+// PlainValues counts the strings and numbers of v marked plain.
+func PlainValues(v *Value) int {
 	switch v.Kind() {
-	case String:
+	case String, Number:
 		if v.meta&plainBit != 0 {
 			return 1
 		}
 	case Array, Object:
 		n := 0
 		for i := range v.list() {
-			n += PlainStrings(&v.list()[i].Value)
+			n += PlainValues(&v.list()[i].Value)
 		}
 		return n
 	}

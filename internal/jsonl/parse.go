@@ -241,11 +241,15 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 			}
 			i += 4
 		default:
-			j, ok := numberEnd(d, i)
+			j, canonical, ok := numberEndForm(d, i)
 			if !ok {
 				return Value{}, frames, false
 			}
-			v, i = textValue(Number, p.numberText(d[i:j])), j
+			v = textValue(Number, p.numberText(d[i:j]))
+			if canonical {
+				v.meta |= plainBit
+			}
+			i = j
 		}
 		// Attach v to its parent, closing finished containers.
 		for {
@@ -441,20 +445,29 @@ const digits = "0123456789"
 
 // numberEnd returns the end of the JSON number at i.
 func numberEnd(d []byte, i int) (int, bool) {
+	j, _, ok := numberEndForm(d, i)
+	return j, ok
+}
+
+// numberEndForm is numberEnd, and whether the number is an integer of at
+// most 15 digits without a leading zero: text JSON.stringify writes as it
+// is (see isShortCanonicalInt).
+func numberEndForm(d []byte, i int) (end int, canonical, ok bool) {
 	// The common case: a short run of digits ending the number.
 	j := i
 	if j < len(d) && d[j] == '-' {
 		j++
 	}
 	if j < len(d) && d[j] >= '1' && d[j] <= '9' {
+		first := j
 		for j++; j < len(d) && d[j] >= '0' && d[j] <= '9'; j++ {
 		}
 		if j == len(d) || d[j] != '.' && d[j] != 'e' && d[j] != 'E' {
-			return j, true
+			return j, j-first <= 15, true
 		}
 	}
 	n, err := scanNumber(d, i)
-	return n, err == nil
+	return n, false, err == nil
 }
 
 // stringStop reports whether any byte of w is a control character, '"' or

@@ -10,9 +10,10 @@ import (
 )
 
 // samePlainWrite fails t when data parses to a value whose JSON, written
-// with the shortcuts for plain strings and interned keys, differs from the
-// JSON written with every string and key searched for bytes to escape. Both parsing modes are checked:
-// copying (Parse) and aliasing (ParseOwned).
+// with the shortcuts for plain strings and numbers and interned keys,
+// differs from the JSON written with every string and key searched for
+// bytes to escape and every number converted. Both parsing modes are
+// checked: copying (Parse) and aliasing (ParseOwned).
 func samePlainWrite(t *testing.T, data []byte) {
 	t.Helper()
 	var p jsonl.Parser
@@ -28,12 +29,13 @@ func samePlainWrite(t *testing.T, data []byte) {
 	}
 }
 
-// TestPlainStrings checks which parsed strings are marked plain, and that
-// the marked ones are written byte for byte as the full search writes them.
-func TestPlainStrings(t *testing.T) {
+// TestPlainValues checks which parsed strings and numbers are marked
+// plain, and that the marked ones are written byte for byte as the full
+// search and conversion write them.
+func TestPlainValues(t *testing.T) {
 	cases := []struct {
 		line  string
-		plain int // strings marked plain
+		plain int // strings and numbers marked plain
 	}{
 		{`"abc"`, 1},
 		{`""`, 1},
@@ -47,24 +49,27 @@ func TestPlainStrings(t *testing.T) {
 		{"\"\xff\xfe tail\"", 1},
 		{"\"caf\xc3\xa9 \xe2\x80\xa8 \x7f\"", 1},
 		{`{"type":"text","text":"hello world, a string longer than eight bytes"}`, 2},
-		{`["a","b\"",{"c":["d"]},1,true,null]`, 2}, // keys are not values: "c" is not counted
+		{`["a","b\"",{"c":["d"]},1,true,null]`, 3}, // keys are not values: "c" is not counted
+		// Numbers: integers of up to 15 digits without a leading zero.
+		{`[1767225600001,-42,123456789012345]`, 3},
+		{`[0,-0,1234567890123456,1.0,1e3,1E3,-1.5,0.1,10,100000000000000000000]`, 1},
 	}
 	for _, c := range cases {
 		v, err := jsonl.Parse([]byte(c.line))
 		if err != nil {
 			t.Fatalf("%q: %v", c.line, err)
 		}
-		if n := jsonl.PlainStrings(&v); n != c.plain {
+		if n := jsonl.PlainValues(&v); n != c.plain {
 			t.Errorf("%q: %d strings marked plain, want %d", c.line, n, c.plain)
 		}
 		samePlainWrite(t, []byte(c.line))
 	}
 }
 
-// TestPlainStringsSessions compares the shortcut with the full search on
+// TestPlainValuesSessions compares the shortcuts with the full search on
 // every line of the conformance cases, the examples and the damaged
 // sessions generated from them.
-func TestPlainStringsSessions(t *testing.T) {
+func TestPlainValuesSessions(t *testing.T) {
 	files := append(sessiontest.Glob(t, "testdata/examples/*.jsonl"), sessiontest.ConformanceCases(t)...)
 	for _, name := range files {
 		data, err := os.ReadFile(name)
@@ -82,9 +87,9 @@ func TestPlainStringsSessions(t *testing.T) {
 	}
 }
 
-// FuzzPlainStrings compares the plain-string shortcut with the full search
+// FuzzPlainValues compares the plain-value shortcuts with the full search
 // on arbitrary lines.
-func FuzzPlainStrings(f *testing.F) {
+func FuzzPlainValues(f *testing.F) {
 	for _, name := range sessiontest.ConformanceCases(f) {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -95,5 +100,6 @@ func FuzzPlainStrings(f *testing.F) {
 		}
 	}
 	f.Add([]byte("[\"\\ud83d\",\"\xed\xa0\xbd\",\"\\u0000\",\"\x7f\"]"))
+	f.Add([]byte(`[0,-0,1,-1,999999999999999,1000000000000000,1.50,1e21,-0.0]`))
 	f.Fuzz(func(t *testing.T, data []byte) { samePlainWrite(t, data) })
 }

@@ -52,11 +52,14 @@ const (
 	kindMask = 7
 	boolBit  = 8
 	// plainBit marks a string whose text JSON.stringify writes as it is,
-	// between quotes: no quote, backslash, control character or lone
-	// surrogate. The parser sets it on strings that had no escapes, so
-	// that writing them back skips the search for bytes to escape; a
-	// string without it is searched. Only strings carry it: in a list's
-	// meta the same bit is part of the capacity.
+	// between quotes (no quote, backslash, control character or lone
+	// surrogate), or a number whose text is JSON.stringify's form of it
+	// (an integer of at most 15 digits without a leading zero). The parser
+	// sets it on strings that had no escapes and on such integers, so that
+	// writing them back skips the search for bytes to escape or the
+	// number's conversion; a value without it is searched or converted.
+	// Only strings and numbers carry it: in a list's meta the same bit is
+	// part of the capacity.
 	plainBit = 1 << capShift
 	capShift = 4
 	maxCap   = 1<<(32-capShift) - 1 // a larger capacity is recorded as the length
