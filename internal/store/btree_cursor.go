@@ -1,6 +1,9 @@
 package store
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // indexCursor walks an index b-tree in key order from the first entry
 // whose first column (TEXT, BINARY collation) is at least a given key.
@@ -165,6 +168,82 @@ func (c *indexCursor) next() (bool, error) {
 		c.stack = c.stack[:len(c.stack)-1]
 	}
 	return false, nil
+}
+
+// nextKeyed is next for the common entry of a session's walk: a leaf
+// cell that holds its whole record, (TEXT, INTEGER, INTEGER) with each
+// serial type in one header byte, whose text is key. It decodes that cell
+// in place, without the general record path, and returns its two
+// integers. ok false: the next entry is not of that kind; the cursor has
+// not moved and next reads it. Where it succeeds, next would read the
+// same entry and find the same values, and c.rec is not set (next and
+// load set it again).
+func (c *indexCursor) nextKeyed(key []byte) (a, b int64, ok bool) {
+	if len(c.stack) == 0 {
+		return 0, 0, false
+	}
+	f := &c.stack[len(c.stack)-1]
+	if f.pg.kind != pageIndexLeaf || f.i >= f.pg.cells {
+		return 0, 0, false
+	}
+	data := f.pg.data[:c.p.usable]
+	hdr := f.pg.hdrSize()
+	off := int(binary.BigEndian.Uint16(data[hdr+2*f.i:]))
+	// The cell: a one-byte payload size n, then the record: header size
+	// 4, the three serial types, the values.
+	if off < hdr+2*f.pg.cells || off+5 > len(data) {
+		return 0, 0, false
+	}
+	n := int(data[off])
+	if n >= 0x80 || c.p.localPayload(n, true) != n || off+1+n > len(data) || data[off+1] != 4 {
+		return 0, 0, false
+	}
+	t0, t1, t2 := data[off+2], data[off+3], data[off+4]
+	s1, s2 := intSize(t1), intSize(t2)
+	if t0 < 13 || t0%2 == 0 || t0 >= 0x80 || s1 < 0 || s2 < 0 {
+		return 0, 0, false
+	}
+	l := int(t0-13) / 2
+	v := off + 5 // the values
+	if 4+l+s1+s2 > n || !bytes.Equal(data[v:v+l], key) {
+		return 0, 0, false
+	}
+	v += l
+	a = intValue(t1, data[v:v+s1])
+	b = intValue(t2, data[v+s1:v+s1+s2])
+	f.i++
+	return a, b, true
+}
+
+// intSize is the size of an integer of serial type t; -1 for another type
+// (or an integer whose serial type takes more than one header byte).
+func intSize(t byte) int {
+	switch t {
+	case 1, 2, 3, 4:
+		return int(t)
+	case 5:
+		return 6
+	case 6:
+		return 8
+	case 8, 9:
+		return 0
+	}
+	return -1
+}
+
+// intValue is the integer of serial type t (see intSize) held in d.
+func intValue(t byte, d []byte) int64 {
+	switch t {
+	case 8:
+		return 0
+	case 9:
+		return 1
+	}
+	v := int64(int8(d[0]))
+	for _, c := range d[1:] {
+		v = v<<8 | int64(c)
+	}
+	return v
 }
 
 // skipLeaf steps over the rest of the current leaf when its last entry's

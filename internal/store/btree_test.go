@@ -257,3 +257,68 @@ func TestProvedWhileReading(t *testing.T) {
 		}
 	}
 }
+
+// TestNextKeyedMatchesNext walks each session's entries of every index
+// the fast path reads twice, through the general entry path alone and
+// with the in-place decoder first, on every committed store: the same
+// entries, and the decoder reads most of them.
+func TestNextKeyedMatchesNext(t *testing.T) {
+	ctx := context.Background()
+	keyed := 0
+	for _, path := range committedDatabases(t) {
+		db, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db.fast == nil {
+			db.Close()
+			t.Fatalf("%s: no fast path", path)
+		}
+		ws, err := db.Windows(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tree := range []*fastTree{db.fast.events, db.fast.identities, db.fast.active} {
+			for _, w := range ws {
+				key := []byte(w.SessionID)
+				walk := func(inPlace bool) [][2]int64 {
+					c := newIndexCursor(db.fast.pager)
+					if err := c.seek(tree.index, key); err != nil {
+						t.Fatal(err)
+					}
+					var got [][2]int64
+					for {
+						if inPlace {
+							if a, b, ok := c.nextKeyed(key); ok {
+								got = append(got, [2]int64{a, b})
+								keyed++
+								continue
+							}
+						}
+						ok, err := c.next()
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !ok {
+							return got
+						}
+						if cmp, err := compareFirst(&c.rec, key); err != nil || cmp != 0 {
+							return got
+						}
+						a, _ := c.rec.int(1)
+						b, _ := rowidOf(&c.rec)
+						got = append(got, [2]int64{a, b})
+					}
+				}
+				want, got := walk(false), walk(true)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: session %s, index page %d: in place %v, entry path %v", path, w.SessionID, tree.index, got, want)
+				}
+			}
+		}
+		db.Close()
+	}
+	if keyed == 0 {
+		t.Error("no entry was decoded in place")
+	}
+}

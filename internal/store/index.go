@@ -202,12 +202,15 @@ func (c *seqCursor) scan() error {
 // NULL, as activeSeqSQL reads it).
 func (c *seqCursor) fastNext() error {
 	w := c.fast
-	var ok bool
-	var err error
-	if w.tab == nil {
-		_, ok, err = w.nextEntry()
-	} else {
-		ok, err = w.next()
+	// a and b point into the page read, valid until the next row: the
+	// join copies what it keeps before reading on.
+	c.a, c.b = nullBytes{}, nullBytes{}
+	rowid, ok, err := w.nextEntry()
+	if ok && err == nil && w.tab != nil {
+		var data []byte
+		if data, err = w.tab.find(rowid); err == nil {
+			c.a, c.b, err = textPair(data, w.tree.at[colEventID], w.tree.at[colParentID], w.tree.need)
+		}
 	}
 	if err != nil {
 		return err
@@ -215,18 +218,6 @@ func (c *seqCursor) fastNext() error {
 	c.ok = ok
 	if !ok {
 		return nil
-	}
-	// a and b point into the page read, valid until the next row: the
-	// join copies what it keeps before reading on.
-	c.a, c.b = nullBytes{}, nullBytes{}
-	if w.tab != nil {
-		id, idNull, ok1 := w.text(colEventID)
-		parent, parentNull, ok2 := w.text(colParentID)
-		if !ok1 || !ok2 {
-			return btreeErrorf("seq %d: column types", w.order)
-		}
-		c.a = nullBytes{b: id[:len(id):len(id)], valid: !idNull}
-		c.b = nullBytes{b: parent[:len(parent):len(parent)], valid: !parentNull}
 	}
 	switch {
 	case !c.read || w.order > c.maxSeq:
