@@ -239,7 +239,19 @@ func intValue(t byte, d []byte) int64 {
 	case 9:
 		return 1
 	}
-	v := int64(int8(d[0]))
+	switch len(d) {
+	case 1:
+		return int64(int8(d[0]))
+	case 2:
+		return int64(int16(binary.BigEndian.Uint16(d)))
+	case 4:
+		return int64(int32(binary.BigEndian.Uint32(d)))
+	case 6:
+		return int64(int16(binary.BigEndian.Uint16(d)))<<32 | int64(binary.BigEndian.Uint32(d[2:]))
+	case 8:
+		return int64(binary.BigEndian.Uint64(d))
+	}
+	v := int64(int8(d[0])) // 3 bytes
 	for _, c := range d[1:] {
 		v = v<<8 | int64(c)
 	}
@@ -300,6 +312,12 @@ type tableTree struct {
 	leafBuf []byte
 	scratch []byte
 	row     []byte // the current row's record
+	// found: the last locate found rowid last in cell at of leaf, and the
+	// steps of its descent cover the rowids up to hi (hasHi false: all).
+	found bool
+	last  int64
+	hi    int64
+	hasHi bool
 }
 
 // treeStep is one interior page of the last descent: the child taken and
@@ -336,6 +354,38 @@ func (t *tableTree) find(rowid int64) ([]byte, error) {
 // locate finds rowid's cell in its leaf (t.leaf): the offset of its
 // payload and the payload's size.
 func (t *tableTree) locate(rowid int64) (off, size int, err error) {
+	// The row found last, or the next cell holding the next rowid asked
+	// for: every step of the last descent covers the rowids from the last
+	// one found up to t.hi, so the descent would end in this leaf again.
+	if t.found && rowid >= t.last && (!t.hasHi || rowid <= t.hi) {
+		at := t.at
+		if rowid > t.last {
+			at++
+		}
+		if at < t.leaf.cells {
+			key, off, size, err := t.leafKey(at)
+			if err == nil && key == rowid {
+				t.at, t.last = at, rowid
+				return off, size, nil
+			}
+		}
+	}
+	t.found = false
+	if off, size, err = t.descend(rowid); err != nil {
+		return 0, 0, err
+	}
+	t.found, t.last, t.hasHi = true, rowid, false
+	for _, s := range t.path {
+		if s.hasHi && (!t.hasHi || s.hi < t.hi) {
+			t.hi, t.hasHi = s.hi, true
+		}
+	}
+	return off, size, nil
+}
+
+// descend finds rowid's cell from the root, through the steps of the last
+// descent that still cover it.
+func (t *tableTree) descend(rowid int64) (off, size int, err error) {
 	n := t.root
 	for depth := 0; ; depth++ {
 		if depth >= maxTreeDepth {

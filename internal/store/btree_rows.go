@@ -340,52 +340,51 @@ func (w *treeWalk) text(col int) (b []byte, null, ok bool) {
 	return b, false, ok
 }
 
-// textPair is columns i and j (i < j <= last) of the record in data as
-// TEXT or NULL, read from its header without decoding the other columns
-// into a [record]: what [treeWalk.next] and two [treeWalk.text] calls
-// give, and errBTree where they fail (a header that does not hold the
-// columns up to last, a value past the record, another type).
-func textPair(data []byte, i, j, last int) (a, b nullBytes, err error) {
+// textPair reads columns i and j (i < j <= last) of the record in data
+// as TEXT or NULL into a and b, from its header, without decoding the
+// other columns into a [record]: what [treeWalk.next] and two
+// [treeWalk.text] calls give, and errBTree where they fail (a header that
+// does not hold the columns up to last, a value past the record, another
+// type).
+func textPair(data []byte, i, j, last int, a, b *nullBytes) error {
 	hsize, k := varint(data, 0)
 	if k == 0 || hsize < uint64(k) || hsize > uint64(len(data)) {
-		return a, b, btreeErrorf("record header")
+		return btreeErrorf("record header")
 	}
 	h := data[:hsize]
 	body := len(h)
 	for col := 0; col <= last; col++ {
 		if k >= len(h) {
-			return a, b, btreeErrorf("row has %d columns", col)
+			return btreeErrorf("row has %d columns", col)
 		}
 		t := uint64(h[k])
-		if t < 0x80 {
-			k++
-		} else {
+		k++
+		if t >= 0x80 {
 			var n int
-			if t, n = varint(h, k); n == 0 {
-				return a, b, btreeErrorf("record column %d", col)
+			if t, n = varint(h, k-1); n == 0 {
+				return btreeErrorf("record column %d", col)
 			}
-			k += n
+			k += n - 1
 		}
 		size, ok := serialSize(t)
 		if !ok || body+size > len(data) {
-			return a, b, btreeErrorf("record column %d", col)
+			return btreeErrorf("record column %d", col)
 		}
 		if col == i || col == j {
-			var v nullBytes
+			v := b
+			if col == i {
+				v = a
+			}
 			switch {
 			case t == 0: // NULL
+				*v = nullBytes{}
 			case t >= 13 && t%2 == 1:
-				v = nullBytes{b: data[body : body+size : body+size], valid: true}
+				*v = nullBytes{b: data[body : body+size : body+size], valid: true}
 			default:
-				return a, b, btreeErrorf("column %d: serial type %d", col, t)
-			}
-			if col == i {
-				a = v
-			} else {
-				b = v
+				return btreeErrorf("column %d: serial type %d", col, t)
 			}
 		}
 		body += size
 	}
-	return a, b, nil
+	return nil
 }

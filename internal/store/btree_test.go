@@ -322,3 +322,29 @@ func TestNextKeyedMatchesNext(t *testing.T) {
 		t.Error("no entry was decoded in place")
 	}
 }
+
+// TestIntValue holds the in-place integer decoder to the record's, for
+// every integer serial type and sign.
+func TestIntValue(t *testing.T) {
+	for _, tc := range []struct {
+		t byte
+		d []byte
+	}{
+		{1, []byte{0x7f}}, {1, []byte{0x80}},
+		{2, []byte{0x12, 0x34}}, {2, []byte{0xff, 0xfe}},
+		{3, []byte{0x12, 0x34, 0x56}}, {3, []byte{0x80, 0, 1}},
+		{4, []byte{0x12, 0x34, 0x56, 0x78}}, {4, []byte{0xff, 0, 0, 1}},
+		{5, []byte{1, 2, 3, 4, 5, 6}}, {5, []byte{0xfe, 2, 0x83, 4, 5, 6}},
+		{6, []byte{1, 2, 3, 4, 5, 6, 7, 8}}, {6, []byte{0x80, 0, 0, 0, 0, 0, 0, 0}},
+		{8, nil}, {9, nil},
+	} {
+		r := record{data: tc.d, types: []uint64{uint64(tc.t)}, offs: []int{0}}
+		want, ok := r.int(0)
+		if !ok || intSize(tc.t) != len(tc.d) {
+			t.Fatalf("type %d: %d bytes, int ok %v", tc.t, len(tc.d), ok)
+		}
+		if got := intValue(tc.t, tc.d); got != want {
+			t.Errorf("type %d % x: %d, record says %d", tc.t, tc.d, got, want)
+		}
+	}
+}

@@ -209,7 +209,7 @@ func (c *seqCursor) fastNext() error {
 	if ok && err == nil && w.tab != nil {
 		var data []byte
 		if data, err = w.tab.find(rowid); err == nil {
-			c.a, c.b, err = textPair(data, w.tree.at[colEventID], w.tree.at[colParentID], w.tree.need)
+			err = textPair(data, w.tree.at[colEventID], w.tree.at[colParentID], w.tree.need, &c.a, &c.b)
 		}
 	}
 	if err != nil {
