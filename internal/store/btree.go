@@ -34,10 +34,11 @@ const (
 	// maxTreeDepth bounds every descent: a b-tree of 2^32 pages with the
 	// smallest fan-out SQLite allows is far shallower.
 	maxTreeDepth = 40
-	// maxCachedInterior bounds the interior pages kept in memory (4 MiB
-	// at 4 KiB pages): the interior pages of a table hold one child
-	// pointer per leaf, so a few hundred cover a database of gigabytes.
-	maxCachedInterior = 1024
+	// maxCachedInterior bounds the interior pages kept in memory for
+	// descents from a root (256 KiB at 4 KiB pages): the first ones read,
+	// the roots and the levels below them. A walk holds the pages of its
+	// own path, so a larger cache would only grow the heap.
+	maxCachedInterior = 64
 )
 
 // pager reads pages of the main database file with pread.
@@ -194,11 +195,13 @@ func (p *pager) sortedRowids(pg *page) error {
 		return nil
 	}
 	data := pg.data[:p.usable]
+	ptrs := pg.hdrSize()
 	var prev int64
 	for i := 0; i < pg.cells; i++ {
-		off, err := pg.cell(i, p.usable)
-		if err != nil {
-			return err
+		// pg.cell(i), its bounds checked as there.
+		off := int(binary.BigEndian.Uint16(data[ptrs+2*i:]))
+		if off < ptrs+2*pg.cells || off+4 > len(data) {
+			return btreeErrorf("page %d: cell %d at offset %d", pg.n, i, off)
 		}
 		at := off + skip
 		if skip == 0 { // a leaf cell: payload size, then the rowid

@@ -205,14 +205,34 @@ func (c *indexCursor) nextKeyed(key []byte) (a, b int64, ok bool) {
 	}
 	l := int(t0-13) / 2
 	v := off + 5 // the values
-	if 4+l+s1+s2 > n || !bytes.Equal(data[v:v+l], key) {
+	if 4+l+s1+s2 > n || !equalKey(data[v:v+l], key) {
 		return 0, 0, false
 	}
 	v += l
-	a = intValue(t1, data[v:v+s1])
-	b = intValue(t2, data[v+s1:v+s1+s2])
+	a = intAt(data, v, s1, t1)
+	b = intAt(data, v+s1, s2, t2)
 	f.i++
 	return a, b, true
+}
+
+// equalKey is bytes.Equal for the short keys of a session's index
+// entries, eight bytes at a time without a call.
+func equalKey(a, key []byte) bool {
+	if len(a) != len(key) {
+		return false
+	}
+	for len(a) >= 8 {
+		if binary.LittleEndian.Uint64(a) != binary.LittleEndian.Uint64(key) {
+			return false
+		}
+		a, key = a[8:], key[8:]
+	}
+	for i := range a {
+		if a[i] != key[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // intSize is the size of an integer of serial type t; -1 for another type
@@ -231,31 +251,21 @@ func intSize(t byte) int {
 	return -1
 }
 
-// intValue is the integer of serial type t (see intSize) held in d.
-func intValue(t byte, d []byte) int64 {
-	switch t {
-	case 8:
-		return 0
-	case 9:
-		return 1
+// intAt is the integer of serial type t (see intSize) whose size bytes
+// start at data[v:].
+func intAt(data []byte, v, size int, t byte) int64 {
+	if size == 0 {
+		return int64(t - 8) // 8: 0, 9: 1
 	}
-	switch len(d) {
-	case 1:
-		return int64(int8(d[0]))
-	case 2:
-		return int64(int16(binary.BigEndian.Uint16(d)))
-	case 4:
-		return int64(int32(binary.BigEndian.Uint32(d)))
-	case 6:
-		return int64(int16(binary.BigEndian.Uint16(d)))<<32 | int64(binary.BigEndian.Uint32(d[2:]))
-	case 8:
-		return int64(binary.BigEndian.Uint64(d))
+	if v+8 <= len(data) {
+		// One load; the arithmetic shift keeps the sign.
+		return int64(binary.BigEndian.Uint64(data[v:])) >> (64 - 8*size)
 	}
-	v := int64(int8(d[0])) // 3 bytes
-	for _, c := range d[1:] {
-		v = v<<8 | int64(c)
+	x := int64(int8(data[v]))
+	for _, c := range data[v+1 : v+size] {
+		x = x<<8 | int64(c)
 	}
-	return v
+	return x
 }
 
 // skipLeaf steps over the rest of the current leaf when its last entry's
@@ -305,7 +315,8 @@ func (c *indexCursor) descend(n uint32) error {
 type tableTree struct {
 	p       *pager
 	root    uint32
-	buf     []byte // interior pages beyond the cache
+	bufs    [][]byte // a page buffer per depth
+	held    []page   // the interior page each depth's buffer holds (n 0: none)
 	path    []treeStep
 	leaf    page
 	at      int // the leaf cell found last
@@ -333,7 +344,7 @@ func (s *treeStep) covers(rowid int64) bool {
 }
 
 func newTableTree(p *pager, root uint32) *tableTree {
-	return &tableTree{p: p, root: root, buf: make([]byte, p.pageSize), leafBuf: make([]byte, p.pageSize), scratch: make([]byte, p.pageSize)}
+	return &tableTree{p: p, root: root, leafBuf: make([]byte, p.pageSize), scratch: make([]byte, p.pageSize)}
 }
 
 // find reads the record of rowid: the leaf's own bytes when the whole
@@ -399,14 +410,14 @@ func (t *tableTree) descend(rowid int64) (off, size int, err error) {
 		if n == t.leaf.n && t.leaf.kind == pageTableLeaf {
 			return t.inLeaf(rowid)
 		}
-		var pg page
-		if err := t.p.load(n, t.buf, &pg); err != nil {
+		pg, err := t.pageAt(depth, n)
+		if err != nil {
 			return 0, 0, err
 		}
 		switch pg.kind {
 		case pageTableLeaf:
-			if &pg.data[0] == &t.buf[0] {
-				copy(t.leafBuf, t.buf)
+			if &pg.data[0] == &t.bufs[depth][0] {
+				copy(t.leafBuf, pg.data)
 				pg.data = t.leafBuf[:t.p.pageSize]
 			}
 			t.leaf, t.at = pg, -1
@@ -422,6 +433,28 @@ func (t *tableTree) descend(rowid int64) (off, size int, err error) {
 		t.path = append(t.path, step)
 		n = step.child
 	}
+}
+
+// pageAt is page n at depth of a descent: the interior page held there
+// when it is n, else read into that depth's buffer (and held there when
+// it is an interior page). Holding each depth's page makes a walk in
+// rowid order read each interior page once without a shared cache.
+func (t *tableTree) pageAt(depth int, n uint32) (page, error) {
+	for len(t.bufs) <= depth {
+		t.bufs, t.held = append(t.bufs, make([]byte, t.p.pageSize)), append(t.held, page{})
+	}
+	if h := t.held[depth]; h.n == n && h.kind == pageTableInterior {
+		return h, nil
+	}
+	t.held[depth] = page{} // the buffer is read again
+	var pg page
+	if err := t.p.load(n, t.bufs[depth], &pg); err != nil {
+		return pg, err
+	}
+	if pg.kind == pageTableInterior {
+		t.held[depth] = pg
+	}
+	return pg, nil
 }
 
 // childFor is the step of an interior page toward rowid: the first cell

@@ -343,8 +343,12 @@ func TestIntValue(t *testing.T) {
 		if !ok || intSize(tc.t) != len(tc.d) {
 			t.Fatalf("type %d: %d bytes, int ok %v", tc.t, len(tc.d), ok)
 		}
-		if got := intValue(tc.t, tc.d); got != want {
-			t.Errorf("type %d % x: %d, record says %d", tc.t, tc.d, got, want)
+		// At the end of the data (a byte at a time) and inside it (one
+		// load).
+		for _, data := range [][]byte{append([]byte{0xaa}, tc.d...), append(append([]byte{0xaa}, tc.d...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)} {
+			if got := intAt(data, 1, len(tc.d), tc.t); got != want {
+				t.Errorf("type %d % x in % x: %d, record says %d", tc.t, tc.d, data, got, want)
+			}
 		}
 	}
 }
