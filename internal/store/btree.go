@@ -45,9 +45,12 @@ const (
 type pager struct {
 	f        *os.File
 	pageSize int
-	usable   int    // page size less the reserved bytes
-	pages    uint32 // pages in the file
-	interior map[uint32][]byte
+	usable   int // page size less the reserved bytes
+	// indexLocal is the largest index payload held whole in its cell
+	// (see localPayload).
+	indexLocal int
+	pages      uint32 // pages in the file
+	interior   map[uint32][]byte
 }
 
 // newPager reads the database header of f. size is the file's size.
@@ -84,7 +87,9 @@ func newPager(f *os.File, size int64) (*pager, error) {
 		binary.BigEndian.Uint32(h[28:32]) != pages {
 		return nil, btreeErrorf("header page count %d, file holds %d", binary.BigEndian.Uint32(h[28:32]), pages)
 	}
-	return &pager{f: f, pageSize: ps, usable: ps - reserved, pages: pages, interior: map[uint32][]byte{}}, nil
+	p := &pager{f: f, pageSize: ps, usable: ps - reserved, pages: pages, interior: map[uint32][]byte{}}
+	p.indexLocal = (p.usable-12)*64/255 - 23
+	return p, nil
 }
 
 // read reads page n into buf (of the page size).
@@ -243,7 +248,7 @@ func (p *pager) localPayload(n int, index bool) int {
 	u := p.usable
 	x := u - 35
 	if index {
-		x = (u-12)*64/255 - 23
+		x = p.indexLocal
 	}
 	if n <= x {
 		return n

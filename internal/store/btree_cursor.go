@@ -195,7 +195,7 @@ func (c *indexCursor) nextKeyed(key []byte) (a, b int64, ok bool) {
 		return 0, 0, false
 	}
 	n := int(data[off])
-	if n >= 0x80 || c.p.localPayload(n, true) != n || off+1+n > len(data) || data[off+1] != 4 {
+	if n >= 0x80 || n > c.p.indexLocal || off+1+n > len(data) || data[off+1] != 4 {
 		return 0, 0, false
 	}
 	t0, t1, t2 := data[off+2], data[off+3], data[off+4]
@@ -216,23 +216,23 @@ func (c *indexCursor) nextKeyed(key []byte) (a, b int64, ok bool) {
 }
 
 // equalKey is bytes.Equal for the short keys of a session's index
-// entries, eight bytes at a time without a call.
+// entries: eight bytes at a time, the last eight overlapping, without a
+// call.
 func equalKey(a, key []byte) bool {
-	if len(a) != len(key) {
+	n := len(key)
+	if len(a) != n {
 		return false
 	}
-	for len(a) >= 8 {
-		if binary.LittleEndian.Uint64(a) != binary.LittleEndian.Uint64(key) {
-			return false
-		}
-		a, key = a[8:], key[8:]
+	if n < 8 {
+		return string(a) == string(key)
 	}
-	for i := range a {
-		if a[i] != key[i] {
+	a = a[:n]
+	for i := 0; i < n-8; i += 8 {
+		if binary.LittleEndian.Uint64(a[i:]) != binary.LittleEndian.Uint64(key[i:]) {
 			return false
 		}
 	}
-	return true
+	return binary.LittleEndian.Uint64(a[n-8:]) == binary.LittleEndian.Uint64(key[n-8:])
 }
 
 // intSize is the size of an integer of serial type t; -1 for another type

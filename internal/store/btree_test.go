@@ -352,3 +352,26 @@ func TestIntValue(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualKey holds the word-wise key compare to bytes.Equal, for every
+// length up to a few words and a difference at every position.
+func TestEqualKey(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		key := []byte(strings.Repeat("0196f1c2-7a3b-7c4d-9e8f-1a2b3c4d5e6f", 2)[:n])
+		for _, other := range [][]byte{key[:max(n-1, 0)], append(slices.Clone(key), 'x')} {
+			if equalKey(other, key) != bytes.Equal(other, key) {
+				t.Errorf("%q vs %q: %v", other, key, equalKey(other, key))
+			}
+		}
+		if !equalKey(slices.Clone(key), key) {
+			t.Errorf("%q: not equal to itself", key)
+		}
+		for i := 0; i < n; i++ {
+			other := slices.Clone(key)
+			other[i] ^= 1
+			if equalKey(other, key) {
+				t.Errorf("%q vs %q: equal", other, key)
+			}
+		}
+	}
+}
