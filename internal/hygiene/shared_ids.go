@@ -1,7 +1,6 @@
 package hygiene
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -90,7 +89,7 @@ func shareIDRewrite(runs []*Run, ready []readyRun) {
 			for c := logged[j]; c < len(lead.Changes); c++ {
 				r.addChangeAt(lead.Changes[c], lead.changeSteps[c])
 			}
-			r.seg.resolver, r.seg.reserved = lead.seg.resolver, lead.seg.reserved
+			r.seg.resolver = lead.seg.resolver
 			if lead.seg.hazard != "" {
 				r.seg.failAt(lead.seg.hazard, lead.seg.hazardCut)
 			}
@@ -108,17 +107,15 @@ func (s *segment) partIDs() {
 	if s.resolver != nil {
 		s.resolver = s.resolver.clone()
 	}
-	s.reserved = maps.Clone(s.reserved)
 }
 
-// clone is a deep copy of res.
+// clone is a copy of res as it stands between two lists: its own set of
+// the ids handed out (the raw ids it knows of are void once the next list
+// starts).
 func (res *toolIDResolver) clone() *toolIDResolver {
 	c := *res
-	c.ids = maps.Clone(res.ids)
-	c.pending = make(map[string][]string, len(res.pending))
-	for id, q := range res.pending {
-		c.pending[id] = slices.Clone(q)
-	}
+	c.used = res.used.clone()
+	c.raw, c.pending = map[string]rawIDState{}, map[string][]string{}
 	return &c
 }
 
