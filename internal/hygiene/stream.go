@@ -77,13 +77,15 @@ var minSegmentMessages = 4096 // a variable for tests
 func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func(k int, msgs []Message) error, changes changeSink) (errs []error, err error) {
 	errs = make([]error, len(runs))
 	ids := newIDTable() // the ids the runs' id rewriters hand out, each stored once
+	room := &pairingRoom{}
 	for _, r := range runs {
+		r.pairing = room // the runs take turns
 		ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
 		r.seg = newSegment(ids)
 	}
 	defer func() {
 		for _, r := range runs {
-			r.seg = nil
+			r.seg, r.pairing = nil, nil
 		}
 	}()
 	c := cutter{avoid: avoid}
@@ -130,7 +132,9 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 // What the segment may not hold (input's check) is the same for every
 // run, which have all replayed the same segments before: it is checked
 // once, on msgs before any rule edits them. Runs share the prefix steps
-// their policies agree on (sharePrefix).
+// their policies agree on (sharePrefix) and the id rewrite (idRewrites),
+// and each goes on to the segment's end as soon as it has been through
+// them, so that only one run's copies of the segment are live at once.
 func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error, changes changeSink) error {
 	hazard := input.check(msgs)
 	var active []int
@@ -144,27 +148,17 @@ func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Mes
 			r.seg.fail(hazard)
 		}
 	}
-	var ready []readyRun
-	if err := sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
-		ready = append(ready, readyRun{k: k, msgs: msgs})
-		return nil
-	}); err != nil {
-		return err
-	}
-	shareIDRewrite(runs, ready)
-	for _, p := range ready {
-		if err := finishRun(runs, errs, p, emit, changes); err != nil {
-			return err
-		}
-	}
-	return nil
+	ids := newIDRewrites(runs, active)
+	return sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
+		return finishRun(runs, errs, k, ids.rewrite(runs[k], msgs), emit, changes)
+	})
 }
 
-// finishRun replays steps 11–18 of one segment for run p.k, which has been
-// through the steps before (p.msgs), and hands the output and changes on.
-func finishRun(runs []*Run, errs []error, p readyRun, emit func(k int, msgs []Message) error, changes changeSink) error {
-	k, r := p.k, runs[p.k]
-	out, err := r.finishSegment(p.msgs)
+// finishRun replays steps 11–18 of one segment for run k, which has been
+// through the steps before (msgs), and hands the output and changes on.
+func finishRun(runs []*Run, errs []error, k int, msgs []Message, emit func(k int, msgs []Message) error, changes changeSink) error {
+	r := runs[k]
+	out, err := r.finishSegment(msgs)
 	if err != nil {
 		errs[k] = err
 		return nil
@@ -176,6 +170,7 @@ func finishRun(runs []*Run, errs []error, p readyRun, emit func(k int, msgs []Me
 		if err := changes(k, r.Changes, r.changeSteps); err != nil {
 			return err
 		}
+		clear(r.Changes) // let their strings go
 		r.Changes, r.changeSteps = r.Changes[:0], r.changeSteps[:0]
 	}
 	return nil

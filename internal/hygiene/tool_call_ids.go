@@ -147,7 +147,7 @@ func rewriteAssistantCallIDs(r *Run, rule string, m Message, resolve func(string
 		nb := shallowObject(b)
 		nb.Set("id", jsonl.StringValue(next))
 		items[i].Value = nb
-		r.Record(rule, &m, "%s → %s", id, next)
+		r.recordDetail(rule, &m, id+" → "+next)
 	}
 	if items == nil {
 		return m, false
@@ -190,7 +190,7 @@ func rewriteResultIDs(r *Run, rule string, m Message, resolve func(string) strin
 	if !changed {
 		return m, false
 	}
-	r.Record(rule, &m, "%s → %s", raw, resolved)
+	r.recordDetail(rule, &m, raw+" → "+resolved)
 	m.V = v
 	return m, true
 }
@@ -339,7 +339,7 @@ func sanitizeToolCallID(id, mode string) string {
 		}
 		return sha256Hex("sanitized")[:strict9Len]
 	}
-	if nativeKimiToolCallIDRE.MatchString(id) {
+	if strings.HasPrefix(id, "functions.") && nativeKimiToolCallIDRE.MatchString(id) {
 		return id
 	}
 	if alnum == "" {
