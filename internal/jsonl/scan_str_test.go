@@ -21,9 +21,9 @@ func (s *Scanner) strReference() (escaped bool, err error) {
 
 // strOutcome is everything a string scan decides.
 type strOutcome struct {
-	escaped, badUTF8, lastEscaped bool
-	end                           int
-	err                           error
+	escaped, badUTF8 bool
+	end              int
+	err              error
 }
 
 // scanStrBoth scans the string at offset at of line with str and with
@@ -34,7 +34,7 @@ func scanStrBoth(line []byte, at int) (got, want strOutcome) {
 		esc, err := f(&s)
 		o := strOutcome{escaped: esc, err: err}
 		if err == nil {
-			o.badUTF8, o.lastEscaped, o.end = s.badUTF8, s.lastEscaped, s.i
+			o.badUTF8, o.end = s.badUTF8, s.i
 		}
 		return o
 	}

@@ -50,9 +50,25 @@ func (r *envelopeReader) scan(d []byte) error {
 }
 
 // object scans an object at the cursor whose members are noted at level,
-// and returns it as a Field.
+// and returns it as a Field. It walks the members in its own loop (no
+// callback per member: most lines are a few dozen short members).
 func (r *envelopeReader) object(level int) (jsonl.Field, error) {
-	return r.s.Object(func(key string) error { return r.member(level, key) })
+	obj, empty := r.s.Enter()
+	if empty {
+		return obj, nil
+	}
+	for {
+		key, err := r.s.Key()
+		if err != nil {
+			return obj, err
+		}
+		if err := r.member(level, key); err != nil {
+			return obj, err
+		}
+		if more, err := r.s.More('}'); !more || err != nil {
+			return obj, err
+		}
+	}
 }
 
 // member scans the value of member k of an object at level, noting it when
@@ -243,13 +259,23 @@ func (r *envelopeReader) message() error {
 func (r *envelopeReader) content() error {
 	m := &r.env.Message
 	m.contentLen, m.blankText, m.corruptImages, m.Blocks = 0, false, 0, m.Blocks[:0]
-	var err error
-	if r.s.Peek() == '[' {
-		m.Content, err = r.s.Array(r.block)
-	} else {
+	if r.s.Peek() != '[' {
+		var err error
 		m.Content, err = r.s.Value()
+		return err
 	}
-	return err
+	var empty bool
+	if m.Content, empty = r.s.Enter(); empty {
+		return nil
+	}
+	for {
+		if err := r.block(); err != nil {
+			return err
+		}
+		if more, err := r.s.More(']'); !more || err != nil {
+			return err
+		}
+	}
 }
 
 // block scans one element of an array content, noting it when it is an
