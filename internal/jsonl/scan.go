@@ -183,13 +183,17 @@ func (s *Scanner) moreAny(close byte) (bool, error) {
 // aliases the line unless the name has escapes.
 //
 // Most names are short ASCII words followed at once by the colon and a
-// value: those are taken here with one word test; keyAny takes the
-// others.
+// value: those are taken here with one or two word tests; keyAny takes
+// the others.
 func (s *Scanner) Key() (string, error) {
 	d, i := s.d, s.i
 	if i+19 <= len(d) && d[i] == '"' {
-		if e := firstStop(binary.LittleEndian.Uint64(d[i+1:])); e != 0 {
-			end := i + 1 + bits.TrailingZeros64(e)>>3
+		e, end := firstStop(binary.LittleEndian.Uint64(d[i+1:])), i+1
+		if e == 0 {
+			e, end = firstStop(binary.LittleEndian.Uint64(d[i+9:])), i+9
+		}
+		if e != 0 {
+			end += bits.TrailingZeros64(e) >> 3
 			if d[end] == '"' && d[end+1] == ':' && d[end+2] > ' ' {
 				s.i = end + 2
 				return unsafe.String(&d[i+1], end-i-1), nil

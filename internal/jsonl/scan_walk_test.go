@@ -106,8 +106,8 @@ func (s *Scanner) enterReference() (f Field, empty bool) {
 
 // memberSteps are the fast steps and their general paths.
 var memberSteps = []struct {
-	name            string
-	at              func(c byte) bool // the offsets to try: where the byte is c
+	name          string
+	at            func(c byte) bool // the offsets to try: where the byte is c
 	fast, general func(*Scanner) (string, error)
 }{
 	{"Key", isQuote, (*Scanner).Key, (*Scanner).keyAny},

@@ -23,6 +23,11 @@ type envelopeReader struct {
 	s   jsonl.Scanner
 	env Envelope
 	blk Block // the content block being scanned
+
+	// What the verdicts below ask of most lines, decided once per line
+	// after the scan.
+	msgTyped bool   // an object entry with type "message"
+	role     string // message.role when a string, else ""
 }
 
 // Levels of the noted structure.
@@ -37,6 +42,7 @@ const (
 func (r *envelopeReader) scan(d []byte) error {
 	blocks := r.env.Message.Blocks[:0]
 	r.env = Envelope{Message: Message{Blocks: blocks}}
+	r.msgTyped, r.role = false, ""
 	r.s.Reset(d)
 	if r.s.Peek() == '{' {
 		r.env.Object = true
@@ -46,7 +52,14 @@ func (r *envelopeReader) scan(d []byte) error {
 	} else if _, err := r.s.Skip(); err != nil {
 		return err
 	}
-	return r.s.End()
+	if err := r.s.End(); err != nil {
+		return err
+	}
+	r.msgTyped = r.env.Object && r.env.Type.StrEquals("message")
+	if r.msgTyped {
+		r.role = r.env.Message.Role.StrOr("")
+	}
+	return nil
 }
 
 // object scans an object at the cursor whose members are noted at level,
@@ -333,9 +346,7 @@ func (r *envelopeReader) hasImageMime() bool {
 // fields, needsExact sends the line to the exact path.
 
 // isMessageTyped reports an object entry with type "message".
-func (r *envelopeReader) isMessageTyped() bool {
-	return r.env.Object && r.env.Type.StrEquals("message")
-}
+func (r *envelopeReader) isMessageTyped() bool { return r.msgTyped }
 
 // isMessageEntry reports a message entry with an object message.
 func (r *envelopeReader) isMessageEntry() bool {
@@ -361,7 +372,7 @@ func (r *envelopeReader) needsExact() bool {
 	if m.corruptImages > 0 {
 		return true // rule #4
 	}
-	switch m.Role.StrOr("") {
+	switch r.role {
 	case session.RoleAssistant:
 		if m.Content.Kind() == jsonl.Array && m.Content.Exists() && m.contentLen == 0 {
 			return true // rule #3 when stopReason is "error"
@@ -383,7 +394,7 @@ func (r *envelopeReader) needsExact() bool {
 // resultID returns a tool result's id (first non-empty trimmed string of
 // session.ToolResultIDKeys), or "". The result may alias the line.
 func (r *envelopeReader) resultID() string {
-	if !r.isMessageEntry() || !r.env.Message.Role.StrEquals(session.RoleToolResult) {
+	if !r.isMessageEntry() || r.role != session.RoleToolResult {
 		return ""
 	}
 	for _, f := range r.env.Message.ResultIDs {
@@ -399,7 +410,7 @@ func (r *envelopeReader) resultID() string {
 // The strings are copies: the classifier keeps them past the line.
 func (r *envelopeReader) candidateCalls(l jsonl.Line) []pendingCall {
 	m := &r.env.Message
-	if !r.isMessageEntry() || !m.Role.StrEquals(session.RoleAssistant) ||
+	if !r.isMessageEntry() || r.role != session.RoleAssistant ||
 		m.StopReason.StrEquals("error") || m.StopReason.StrEquals("aborted") {
 		return nil
 	}
