@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,16 +17,8 @@ import (
 // walkLines is every line of the conformance cases, the corpus and the
 // examples, and damaged copies of each (see damagedCopies).
 func walkLines(t testing.TB) [][]byte {
-	var files []string
-	for _, pattern := range []string{"../../testdata/conformance/cases/*.jsonl", "../../testdata/corpus/*.jsonl", "../../testdata/examples/*.jsonl"} {
-		m, _ := filepath.Glob(pattern)
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Fatal("no test lines found under ../../testdata")
-	}
 	var lines [][]byte
-	for _, name := range files {
+	for _, name := range sessionFiles(t) {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
