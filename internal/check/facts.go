@@ -20,6 +20,7 @@ type facts struct {
 	valid  bool // JSON.parse accepts the line
 	bom    bool // the line starts with a UTF-8 byte order mark
 	node   session.Node
+	idHash uint64 // session.HashID(node.ID), computed by the worker
 
 	isMessage bool
 	role      role
@@ -106,6 +107,7 @@ func (x *extractor) extract(l jsonl.Line, e *repair.Envelope, f *facts, o *lineF
 	}
 	f.valid = true
 	f.node = navNode(e, l.Num)
+	f.idHash = session.HashID(f.node.ID)
 	if !e.Object || !e.Type.StrEquals("message") || !e.Message.IsObject() {
 		return
 	}

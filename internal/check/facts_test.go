@@ -42,6 +42,7 @@ func referenceFacts(l jsonl.Line) lineView {
 	}
 	f.valid = true
 	f.node = referenceNode(&v, l.Num)
+	f.idHash = session.HashID(f.node.ID)
 	msg := v.Get("message")
 	if !v.IsObject() || !v.Get("type").IsString() || v.Get("type").StrOr("") != "message" || !msg.IsObject() {
 		return lineView{F: f}

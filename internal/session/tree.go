@@ -142,7 +142,8 @@ type Tree struct {
 	resetDesc      idIndex // ids of the latest reset's subtree
 	latestReset    bool
 	leaf           nid
-	leafIdx        int32 // byID's node for leaf, -1 = none
+	leafIdx        int32  // byID's node for leaf, -1 = none
+	warm           uint64 // what Prefetch read (kept, so that the reads are made)
 	appendParent   nid
 	dups           []Duplicate
 }
@@ -276,11 +277,26 @@ func (t *Tree) keepRef(r Ref) Ref {
 }
 
 // Add adds the next node in file order and returns its index.
-func (t *Tree) Add(n Node) int {
+func (t *Tree) Add(n Node) int { return t.AddHashed(n, hashID(n.ID)) }
+
+// HashID is the hash the tree files an id under, for [Tree.AddHashed] and
+// [Tree.Prefetch]: a caller can compute it on another goroutine.
+func HashID(id string) uint64 { return hashID(id) }
+
+// Prefetch reads the part of the id index where the id whose [HashID] is h
+// would be, so that a coming AddHashed of it finds it in the cache: the
+// index of a large session is larger than the caches, and a caller that
+// knows the next ids can have their lookups overlap rather than wait for
+// memory one after the other.
+func (t *Tree) Prefetch(h uint64) {
+	t.warm ^= t.byID.slots[t.byID.start(h&0xFFFFFFFF)]
+}
+
+// AddHashed is Add with the node's id's [HashID].
+func (t *Tree) AddHashed(n Node, h uint64) int {
 	idx := int32(len(t.nodes))
 	// The node's id is looked up once: the earlier node with it (a
 	// duplicate) is all the adding needs to know before indexing it.
-	h := hashID(n.ID)
 	var prior earlier
 	prior.node, prior.ok = t.nodeWithID(n.ID, h)
 	var id textRef
@@ -674,6 +690,9 @@ func (t *Tree) MissingParents() []MissingParent {
 		n := &t.nodes[i]
 		if n.kind == NodeInert || n.parentState != RefString {
 			continue
+		}
+		if n.parent >= 0 && t.nodes[n.parent].kind != NodeInert {
+			continue // that node had the parent's id when n was added: the index or the opaque map still has the id
 		}
 		parent := t.parentText(n)
 		if parent == "" {
