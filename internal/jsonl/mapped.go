@@ -38,8 +38,10 @@ type mapping struct {
 }
 
 // releaseStep is how much consumed input a mapping gathers before handing
-// it back: one system call per few batches.
-const releaseStep = 4 << 20
+// it back: a system call per two batches of check's. On the 1 GiB bench
+// session, 4 MiB steps kept ~1.5 MiB more RSS for no CPU time measurably
+// saved (six interleaved runs each).
+const releaseStep = 1 << 20
 
 // mapInput maps r when it is a regular, non-empty file read from its
 // start (directly or through a [ContextReader]) and the platform maps
