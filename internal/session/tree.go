@@ -25,7 +25,7 @@ const (
 )
 
 // Node is the navigation envelope of one line, all [Tree] needs. Once
-// added it costs 55 to 65 bytes with an 8-byte id (see [Tree]), so a caller
+// added it costs about 40 bytes with an 8-byte id (see [Tree]), so a caller
 // can stream huge files.
 type Node struct {
 	Line     int // physical line number, for reports
@@ -62,32 +62,46 @@ func nidOf(r Ref) nid {
 	return none
 }
 
-// node is a stored Node: 20 bytes. Its id is a reference to the tree's
+// node is a stored Node: 16 bytes. Its id is a reference to the tree's
 // text, where each id is kept once. The parent id is not stored at all:
 // most parents are ids of earlier nodes, so a reference to such a node (or
-// to the tree's list of other names) stands for the text.
+// to the tree's list of other names) stands for the text. The small
+// fields share one word (nodeMeta).
 type node struct {
-	id          textRef
-	parent      int32 // the parentId's text: a nameRef
-	line        int32
-	prevLeaf    int32 // node index of the leaf when this node was added, -1 = none
-	kind        NodeKind
-	typ         EntryType
-	parentState RefState
-	flags       nodeFlags
+	id     textRef
+	parent int32 // the parentId's text: a nameRef
+	line   int32
+	meta   nodeMeta
 }
 
-// nodeFlags are a node's yes-or-no facts.
-type nodeFlags uint8
+// nodeMeta packs a node's type (bits 0-3), kind (4-5), parentId's state
+// (6-7), its flags (8-9) and how many nodes back the leaf was when it was
+// added (10-31: 0 = no leaf, farBack = further, see Tree.farLeaves).
+type nodeMeta uint32
 
 const (
 	// nodeSide: appendMode "side" on a canonical entry.
-	nodeSide nodeFlags = 1 << iota
+	nodeSide nodeMeta = 1 << 8
 	// nodeIndexed: the id index names this node for its id (no later entry
 	// took the id over), so a walk can follow a parent reference to it
 	// without looking the id up.
-	nodeIndexed
+	nodeIndexed nodeMeta = 1 << 9
+
+	leafBackShift = 10
+	farBack       = 1<<(32-leafBackShift) - 1
 )
+
+func packMeta(typ EntryType, kind NodeKind, state RefState) nodeMeta {
+	return nodeMeta(typ)&15 | nodeMeta(kind)&3<<4 | nodeMeta(state)&3<<6
+}
+
+func (m nodeMeta) typ() EntryType        { return EntryType(m & 15) }
+func (m nodeMeta) kind() NodeKind        { return NodeKind(m >> 4 & 3) }
+func (m nodeMeta) parentState() RefState { return RefState(m >> 6 & 3) }
+func (m nodeMeta) leafBack() int32       { return int32(m >> leafBackShift) }
+func (m nodeMeta) withLeafBack(d int32) nodeMeta {
+	return m&(1<<leafBackShift-1) | nodeMeta(d)<<leafBackShift
+}
 
 // nameRef names a string the tree keeps: a node index n >= 0 for
 // nodes[n].id, or -1-k for names[k].
@@ -123,7 +137,7 @@ type opaqueRef struct {
 //     records a parent link.
 //   - Other records with id and parentId only move the append cursor.
 //
-// Memory: 20 bytes a node, 11 to 21 bytes an indexed entry for the id
+// Memory: 16 bytes a node, 11 to 21 bytes an indexed entry for the id
 // index, each distinct id's bytes once (plus a byte or two of length),
 // the ids of the latest reset's subtree (in a second id index), and maps
 // for the rare records (opaque links, leaf rows, labels, re-parented
@@ -142,8 +156,9 @@ type Tree struct {
 	resetDesc      idIndex // ids of the latest reset's subtree
 	latestReset    bool
 	leaf           nid
-	leafIdx        int32  // byID's node for leaf, -1 = none
-	warm           uint64 // what Prefetch read (kept, so that the reads are made)
+	leafIdx        int32           // byID's node for leaf, -1 = none
+	farLeaves      map[int32]int32 // prevLeaf of the nodes whose leaf was farBack nodes back or more
+	warm           uint64          // what Prefetch read (kept, so that the reads are made)
 	appendParent   nid
 	dups           []Duplicate
 }
@@ -196,8 +211,8 @@ func (t *Tree) idOf(i int32) string { return t.text.str(t.nodes[i].id) }
 // Node returns the i-th added node.
 func (t *Tree) Node(i int) Node {
 	n := &t.nodes[i]
-	out := Node{Line: int(n.line), Kind: n.kind, Type: n.typ, ID: t.text.str(n.id),
-		ParentID: Ref{ID: t.parentText(n), State: n.parentState}, Side: n.flags&nodeSide != 0}
+	out := Node{Line: int(n.line), Kind: n.meta.kind(), Type: n.meta.typ(), ID: t.text.str(n.id),
+		ParentID: Ref{ID: t.parentText(n), State: n.meta.parentState()}, Side: n.meta&nodeSide != 0}
 	if x := t.extras[int32(i)]; x != nil {
 		out.TargetID, out.AppendParentID, out.FirstKeptID = x.target, x.appendParent, x.firstKept
 	}
@@ -206,7 +221,7 @@ func (t *Tree) Node(i int) Node {
 
 // parentText is the node's parentId ("" unless it is a string).
 func (t *Tree) parentText(n *node) string {
-	if n.parentState != RefString {
+	if n.meta.parentState() != RefString {
 		return ""
 	}
 	return t.name(n.parent)
@@ -214,7 +229,7 @@ func (t *Tree) parentText(n *node) string {
 
 // parentNid is the node's parentId as a string-or-null value.
 func (t *Tree) parentNid(n *node) nid {
-	return nid{s: t.parentText(n), ok: n.parentState == RefString}
+	return nid{s: t.parentText(n), ok: n.meta.parentState() == RefString}
 }
 
 func (t *Tree) name(r nameRef) string {
@@ -310,12 +325,11 @@ func (t *Tree) AddHashed(n Node, h uint64) int {
 	if n.ParentID.State == RefString {
 		parent, n.ParentID.ID = t.nameOf(n.ParentID.ID)
 	}
-	var flags nodeFlags
+	meta := packMeta(n.Type, n.Kind, n.ParentID.State)
 	if n.Side {
-		flags = nodeSide
+		meta |= nodeSide
 	}
-	t.nodes = append(t.nodes, node{id: id, parent: parent, line: int32(n.Line), prevLeaf: t.leafIdx,
-		kind: n.Kind, typ: n.Type, parentState: n.ParentID.State, flags: flags})
+	t.nodes = append(t.nodes, node{id: id, parent: parent, line: int32(n.Line), meta: t.withPrevLeaf(meta, idx)})
 	if n.TargetID.State != RefAbsent || n.AppendParentID.State != RefAbsent || n.FirstKeptID.State != RefAbsent {
 		n.TargetID, n.AppendParentID, n.FirstKeptID = t.keepRef(n.TargetID), t.keepRef(n.AppendParentID), t.keepRef(n.FirstKeptID)
 		t.extras[idx] = &nodeExtra{target: n.TargetID, appendParent: n.AppendParentID, firstKept: n.FirstKeptID}
@@ -335,6 +349,33 @@ func (t *Tree) AddHashed(n Node, h uint64) int {
 		t.appendParent = some(n.ID)
 	}
 	return int(idx)
+}
+
+// withPrevLeaf notes in meta, node idx's, where the leaf is now.
+func (t *Tree) withPrevLeaf(meta nodeMeta, idx int32) nodeMeta {
+	if t.leafIdx < 0 {
+		return meta
+	}
+	back := idx - t.leafIdx
+	if back >= farBack {
+		if t.farLeaves == nil {
+			t.farLeaves = map[int32]int32{}
+		}
+		t.farLeaves[idx], back = t.leafIdx, farBack
+	}
+	return meta.withLeafBack(back)
+}
+
+// prevLeaf is the node of the leaf when node i was added, -1 = none.
+func (t *Tree) prevLeaf(i int32) int32 {
+	switch back := t.nodes[i].meta.leafBack(); back {
+	case 0:
+		return -1
+	case farBack:
+		return t.farLeaves[i]
+	default:
+		return i - back
+	}
 }
 
 // setLeaf moves the leaf and finds its indexed node.
@@ -361,9 +402,9 @@ func (t *Tree) addEntry(idx int32, n *Node, h uint64, prior earlier) {
 	t.noteDuplicate(idx, n.ID, prior)
 	t.byID.putHashed(t, n.ID, idx, h)
 	if prior.ok {
-		t.nodes[prior.node].flags &^= nodeIndexed // the index names idx now
+		t.nodes[prior.node].meta &^= nodeIndexed // the index names idx now
 	}
-	t.nodes[idx].flags |= nodeIndexed
+	t.nodes[idx].meta |= nodeIndexed
 	if t.leaf.ok && t.leaf.s == n.ID {
 		t.leafIdx = idx // the leaf's id now names this entry
 	}
@@ -493,7 +534,7 @@ func (t *Tree) canonicalParentIndexed(id nid, hint int32) (p nid, missing string
 	var seen map[string]struct{}
 	cur := id
 	idx = -1
-	if cur.truthy() && hint >= 0 && t.nodes[hint].flags&nodeIndexed != 0 && t.idOf(hint) == cur.s {
+	if cur.truthy() && hint >= 0 && t.nodes[hint].meta&nodeIndexed != 0 && t.idOf(hint) == cur.s {
 		return cur, "", hint
 	}
 	for cur.truthy() {
@@ -562,7 +603,7 @@ func (t *Tree) entryParentIndexed(i int32) (parent nid, missing string, idx int3
 		parent, idx = lp, -1
 	} else {
 		hint := int32(-1)
-		if n.parentState == RefString && n.parent >= 0 {
+		if n.meta.parentState() == RefString && n.parent >= 0 {
 			hint = n.parent // the node that had the parent's id when n was added
 		}
 		parent, missing, idx = t.canonicalParentIndexed(t.parentNid(n), hint)
@@ -688,10 +729,10 @@ func (t *Tree) MissingParents() []MissingParent {
 	var out []MissingParent
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if n.kind == NodeInert || n.parentState != RefString {
+		if n.meta.kind() == NodeInert || n.meta.parentState() != RefString {
 			continue
 		}
-		if n.parent >= 0 && t.nodes[n.parent].kind != NodeInert {
+		if n.parent >= 0 && t.nodes[n.parent].meta.kind() != NodeInert {
 			continue // that node had the parent's id when n was added: the index or the opaque map still has the id
 		}
 		parent := t.parentText(n)
@@ -736,10 +777,11 @@ func (t *Tree) BranchCut() (Cut, bool) {
 	}
 	first := &t.nodes[root]
 	c := Cut{MissingID: missing, FirstLine: int(first.line)}
-	if first.prevLeaf < 0 {
+	prevLeaf := t.prevLeaf(root)
+	if prevLeaf < 0 {
 		return c, true
 	}
-	t.walkEach(t.idOf(first.prevLeaf), func(i int32, _ nid) {
+	t.walkEach(t.idOf(prevLeaf), func(i int32, _ nid) {
 		if !active.has(int(i)) {
 			c.Lost++
 		}
@@ -812,7 +854,7 @@ func (t *Tree) opaqueFirstKept(firstKept string, parent, fallback nid) nid {
 	}
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if n.kind != NodeEntry {
+		if n.meta.kind() != NodeEntry {
 			continue // OpenClaw scans every entry the codec accepts, in file order
 		}
 		ancestors := map[string]struct{}{}
