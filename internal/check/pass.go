@@ -29,7 +29,7 @@ type pass struct {
 
 	lines int
 	bytes int64
-	warm  byte // what batch's first loop read
+	warm  uint64 // what batch's first loop read
 	// size is the input's length when known (-1 otherwise); grown reports
 	// that the tree was sized from it.
 	size  int64
@@ -95,13 +95,16 @@ func (p *pass) batch(o *lineFacts) {
 		if f := &o.facts[i]; f.valid {
 			p.tree.Prefetch(f.idHash)
 			if id := f.node.ID; id != "" {
-				p.warm += id[0]
+				p.warm += uint64(id[0])
+			}
+			if f.resultID != "" {
+				p.warm += p.pairs.seen.prefetch(f.resultHash)
 			}
 		}
 	}
 	for i := range o.calls {
 		if id := o.calls[i].id; id != "" {
-			p.warm += id[0]
+			p.warm += uint64(id[0]) + p.pairs.seen.prefetch(o.calls[i].hash)
 		}
 	}
 	for i := range o.facts {
@@ -125,7 +128,7 @@ func (p *pass) sizeTree() {
 	rest := p.size - p.bytes
 	estimate := min(float64(rest)*float64(p.lines)/float64(p.bytes)*1.1, float64(rest/minLineBytes))
 	p.tree.Grow(int(estimate))
-	p.pairs.reserve(len(p.pairs.seen) + int(float64(len(p.pairs.seen))*estimate/float64(p.lines)))
+	p.pairs.reserve(p.pairs.seen.used + int(float64(p.pairs.seen.used)*estimate/float64(p.lines)))
 }
 
 // sizeSampleBytes is the input sizeTree's estimate needs: the first
