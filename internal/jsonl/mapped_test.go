@@ -1,7 +1,6 @@
 package jsonl
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -34,21 +33,15 @@ func mappedLines(t *testing.T, path string, workers, batchSize int, viaContext b
 		Workers:   workers,
 		BatchSize: batchSize,
 		MapFiles:  true,
-		NewWorker: func() func(*Batch[[]Line]) {
-			return func(b *Batch[[]Line]) {
-				b.Out = b.Out[:0]
-				for l := range b.Lines {
-					l.Bytes = bytes.Clone(l.Bytes)
-					if len(l.Bytes) == 0 {
-						l.Bytes = nil
-					}
-					b.Out = append(b.Out, l)
-				}
-			}
-		},
+		NewWorker: copyLines,
 		Consume: func(b *Batch[[]Line]) error {
 			mapped = mapped || b.mapped
-			lines = append(lines, b.Out...)
+			for _, l := range b.Out {
+				if len(l.Bytes) == 0 {
+					l.Bytes = nil // as readerLines has them
+				}
+				lines = append(lines, l)
+			}
 			if batches++; consume != nil {
 				consume(batches)
 			}
@@ -71,17 +64,7 @@ func writeFile(t *testing.T, data string) string {
 // lines, whatever the workers and batch size, and the file is mapped
 // where the platform maps files.
 func TestRunBatchesMappedSplitsLikeReader(t *testing.T) {
-	long := strings.Repeat("x", 3*batchSize+17)
-	inputs := map[string]string{
-		"empty":               "",
-		"one line, no final":  `{"a":1}`,
-		"crlf and blanks":     "{\"a\":1}\r\n\r\n  \n{\"b\":2}\n",
-		"long lines":          "{}\n" + long + "\r\n" + long + long + "\n{}",
-		"many short lines":    strings.Repeat("{\"type\":\"message\"}\n\n", 60000),
-		"past the noted ends": strings.Repeat("\n{}\r\n", 3*maxNotedEnds) + "{}",
-		"lone cr at the end":  "{}\r",
-	}
-	for name, data := range inputs {
+	for name, data := range splitInputs() {
 		path := writeFile(t, data)
 		want, _ := readerLines(strings.NewReader(data))
 		for _, workers := range []int{1, 2, 3} {
