@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math/bits"
+	"sync"
 )
 
 // The batch pipeline spreads per-line work over the CPUs while the
@@ -189,18 +190,25 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 	order := make(chan *Batch[T], n)
 	free := make(chan *Batch[T], n+2)
 	m := rd.mapping
+	// A mapping is unmapped when RunBatches returns: an early return (an
+	// error, a cancelled context) first waits for the goroutines still
+	// reading it (the workers finish the batches handed to them).
+	var running sync.WaitGroup
+	if m != nil {
+		defer running.Wait()
+	}
 	for range p.Workers {
 		do := p.NewWorker()
-		go func() {
+		running.Go(func() {
 			for b := range work {
 				b.fault = guard(m, func() { do(b) })
 				close(b.done)
 			}
-		}()
+		})
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
+	running.Go(func() {
 		defer close(work)
 		defer close(order)
 		for {
@@ -220,7 +228,7 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 				return
 			}
 		}
-	}()
+	})
 	var err error
 	if fault := guard(m, func() { err = consumeInOrder(rd, p, order, free) }); fault != nil {
 		return fault

@@ -161,3 +161,28 @@ func TestRunBatchesMappedTruncated(t *testing.T) {
 		}
 	}
 }
+
+// TestRunBatchesMappedStopsEarly: a consumer's error ends a mapped
+// pipeline with that error, after the workers are done with the mapping.
+func TestRunBatchesMappedStopsEarly(t *testing.T) {
+	path := writeFile(t, strings.Repeat("{\"type\":\"message\"}\n", 100000))
+	stop := errors.New("stop")
+	for _, workers := range []int{1, 2, 3} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batches := 0
+		err = RunBatches(f, Pipeline[[]Line]{Workers: workers, BatchSize: 4096, MapFiles: true, NewWorker: copyLines,
+			Consume: func(b *Batch[[]Line]) error {
+				if batches++; batches == 2 {
+					return stop
+				}
+				return nil
+			}})
+		f.Close()
+		if err != stop {
+			t.Errorf("%d workers: error %v, want %v", workers, err, stop)
+		}
+	}
+}
