@@ -1,7 +1,6 @@
 package hygiene
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -16,7 +15,15 @@ import (
 
 const toolCallNameMaxChars = 64
 
-var toolCallNameRE = regexp.MustCompile(`^[A-Za-z0-9_:.-]+$`)
+// toolCallNameByte marks the bytes a tool-call name may hold:
+// [A-Za-z0-9_:.-] (a test per byte instead of a regular expression: every
+// tool call of a session is checked).
+var toolCallNameByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == ':' || c == '.' || c == '-'
+	}
+	return t
+}()
 
 // toolCallBlockIDKeys are the fields any of which gives a tool-call block an
 // id for input validation.
@@ -238,7 +245,15 @@ func isAllowedToolCallName(name *jsonl.Value) bool {
 		return false
 	}
 	s = jsonl.TrimJS(s)
-	return s != "" && len(s) <= toolCallNameMaxChars && toolCallNameRE.MatchString(s)
+	if s == "" || len(s) > toolCallNameMaxChars {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !toolCallNameByte[s[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // isFinalizedResponsesCall reports a streamed OpenAI Responses call that

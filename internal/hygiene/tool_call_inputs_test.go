@@ -1,6 +1,7 @@
 package hygiene
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -254,4 +255,30 @@ func FuzzToolCallRules(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAllowedToolCallName checks the name test against the regular
+// expression it stands for, /^[A-Za-z0-9_:.-]+$/ on the trimmed name of at
+// most 64 characters, on edge cases and every one- and two-byte string.
+func TestAllowedToolCallName(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z0-9_:.-]+$`)
+	want := func(s string) bool {
+		s = jsonl.TrimJS(s)
+		return s != "" && len(s) <= toolCallNameMaxChars && re.MatchString(s)
+	}
+	names := []string{"", " ", "read", " read ", "exec_1", "mcp:server.tool-x", "a b", "read\n", "ré",
+		"\u00a0read\u2028", strings.Repeat("a", 64), strings.Repeat("a", 65), " " + strings.Repeat("a", 64) + " ", "a\x00"}
+	for c := 0; c < 256; c++ {
+		names = append(names, string([]byte{byte(c)}), string([]byte{'a', byte(c)}), string([]byte{byte(c), 'z'}))
+	}
+	for _, s := range names {
+		v := jsonl.StringValue(s)
+		if got := isAllowedToolCallName(&v); got != want(s) {
+			t.Errorf("isAllowedToolCallName(%q) = %v, want %v", s, got, want(s))
+		}
+	}
+	n := jsonl.IntValue(1)
+	if isAllowedToolCallName(&n) {
+		t.Error("a number is not a name")
+	}
 }

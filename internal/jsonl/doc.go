@@ -31,7 +31,10 @@
 //     ([ErrFileShrank]), never a crash.
 //   - [AppendJSON] writes a value the way JSON.stringify writes it (key order,
 //     escaping, number form), so rewritten lines read as OpenClaw would write
-//     them.
+//     them. Strings the parser read without escapes, integers it read in
+//     JSON.stringify's form and its interned keys are copied as they are,
+//     without the search for bytes to escape or the number's conversion,
+//     which would give the same bytes.
 //
 // It does not decide what a line means: that is the session package's job.
 package jsonl

@@ -30,8 +30,16 @@ func AppendJSON(dst []byte, v *Value) []byte {
 		}
 		return append(dst, "false"...)
 	case Number:
+		if v.meta&plainBit != 0 {
+			return append(dst, v.text()...)
+		}
 		return AppendJSNumber(dst, v.text())
 	case String:
+		if v.meta&plainBit != 0 {
+			dst = append(dst, '"')
+			dst = append(dst, v.text()...)
+			return append(dst, '"')
+		}
 		return AppendJSString(dst, v.text())
 	case Array:
 		dst = append(dst, '[')
@@ -52,11 +60,21 @@ func AppendJSON(dst []byte, v *Value) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = AppendJSString(dst, items[i].Key)
-		dst = append(dst, ':')
+		dst = appendKey(dst, items[i].Key)
 		dst = AppendJSON(dst, &items[i].Value)
 	}
 	return append(dst, '}')
+}
+
+// appendKey appends an object key and its colon. Most keys of parsed
+// values are the parser's interned words, which need no escaping.
+func appendKey(dst []byte, k string) []byte {
+	if isInterned(k) {
+		dst = append(dst, '"')
+		dst = append(dst, k...)
+		return append(dst, '"', ':')
+	}
+	return append(AppendJSString(dst, k), ':')
 }
 
 // hasIndexKey reports whether any key is integer-like (then JavaScript
@@ -83,8 +101,7 @@ func appendIndexOrdered(dst []byte, items []Member) []byte {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = AppendJSString(dst, m.Key)
-		dst = append(dst, ':')
+		dst = appendKey(dst, m.Key)
 		dst = AppendJSON(dst, &m.Value)
 	}
 	for _, i := range integerKeyOrder(items) {

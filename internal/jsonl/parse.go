@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -192,11 +193,14 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 		var v Value
 		switch c := d[i]; c {
 		case '"':
-			s, j, ok := p.str(d, i, false)
+			s, j, plain, ok := p.str(d, i, false)
 			if !ok {
 				return Value{}, frames, false
 			}
 			v, i = textValue(String, s), j
+			if plain {
+				v.meta |= plainBit
+			}
 		case '{', '[':
 			i++
 			if i < len(d) && isSpace[d[i]] {
@@ -237,11 +241,15 @@ func (p *Parser) run(d []byte, frames []parseFrame) (Value, []parseFrame, bool) 
 			}
 			i += 4
 		default:
-			j, ok := numberEnd(d, i)
+			j, canonical, ok := numberEndForm(d, i)
 			if !ok {
 				return Value{}, frames, false
 			}
-			v, i = textValue(Number, p.numberText(d[i:j])), j
+			v = textValue(Number, p.numberText(d[i:j]))
+			if canonical {
+				v.meta |= plainBit
+			}
+			i = j
 		}
 		// Attach v to its parent, closing finished containers.
 		for {
@@ -400,7 +408,7 @@ func (p *Parser) key(d []byte, i int) (string, int, bool) {
 	if i >= len(d) || d[i] != '"' {
 		return "", i, false
 	}
-	key, i, ok := p.str(d, i, true)
+	key, i, _, ok := p.str(d, i, true)
 	if !ok {
 		return "", i, false
 	}
@@ -437,39 +445,64 @@ const digits = "0123456789"
 
 // numberEnd returns the end of the JSON number at i.
 func numberEnd(d []byte, i int) (int, bool) {
+	j, _, ok := numberEndForm(d, i)
+	return j, ok
+}
+
+// numberEndForm is numberEnd, and whether the number is an integer of at
+// most 15 digits without a leading zero: text JSON.stringify writes as it
+// is (see isShortCanonicalInt).
+func numberEndForm(d []byte, i int) (end int, canonical, ok bool) {
 	// The common case: a short run of digits ending the number.
 	j := i
 	if j < len(d) && d[j] == '-' {
 		j++
 	}
 	if j < len(d) && d[j] >= '1' && d[j] <= '9' {
+		first := j
 		for j++; j < len(d) && d[j] >= '0' && d[j] <= '9'; j++ {
 		}
 		if j == len(d) || d[j] != '.' && d[j] != 'e' && d[j] != 'E' {
-			return j, true
+			return j, j-first <= 15, true
 		}
 	}
 	n, err := scanNumber(d, i)
-	return n, err == nil
+	return n, false, err == nil
 }
 
 // stringStop reports whether any byte of w is a control character, '"' or
 // '\\' (the bytes that end the fast scan of a string body).
 func stringStop(w uint64) bool { return StringStops(w) != 0 }
 
-// str parses a string starting at its opening quote; it returns the text
-// and the position after the closing quote. Keys, and in copying mode short
-// values, that are common in transcripts come from a table of constants;
-// other text without escapes and in valid UTF-8 aliases d, or in copying
-// mode is copied into the text block.
-func (p *Parser) str(d []byte, i int, key bool) (string, int, bool) {
+// str parses a string starting at its opening quote; it returns the text,
+// the position after the closing quote and whether the text is plain (see
+// plainBit). Keys, and in copying mode short values, that are common in
+// transcripts come from a table of constants; other text without escapes
+// and in valid UTF-8 aliases d, or in copying mode is copied into the text
+// block.
+//
+// A string without escapes is plain: its body holds no quote, backslash or
+// control character, and its text is either that body (valid UTF-8, so no
+// surrogate) or the body with U+FFFD in place of invalid bytes. A string
+// with escapes is not marked plain, whatever it decodes to.
+func (p *Parser) str(d []byte, i int, key bool) (string, int, bool, bool) {
 	start := i + 1
 	j := start
-	var high uint64 // the OR of the bytes scanned: bit 7 set when any was non-ASCII
+	var high uint64  // the OR of the bytes scanned: bit 7 set when any was non-ASCII
+	var short uint64 // a body shorter than eight bytes found in one word: its word8
+	shortKnown := false
 	for j+8 <= len(d) {
 		w := binary.LittleEndian.Uint64(d[j:])
-		if stringStop(w) {
-			break
+		if m := StringStops(w); m != 0 {
+			// The lowest flag is exact: the bytes below it are the body's.
+			k := bits.TrailingZeros64(m) >> 3
+			body := w & (1<<(8*k) - 1)
+			high |= body
+			if j == start {
+				short, shortKnown = body, true
+			}
+			j += k
+			goto stop
 		}
 		high |= w
 		j += 8
@@ -478,25 +511,31 @@ func (p *Parser) str(d []byte, i int, key bool) (string, int, bool) {
 		high |= uint64(d[j])
 		j++
 	}
+stop:
 	if j < len(d) && d[j] == '"' {
 		seg := d[start:j]
 		if high&msb != 0 && !utf8.Valid(seg) {
-			return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true
+			return p.carveString(appendValidUTF8(p.buf[:0], seg)), j + 1, true, true
 		}
 		if key || p.copying {
-			if s, ok := intern(seg); ok {
-				return s, j + 1, true
+			w := short
+			if !shortKnown {
+				w = word8(seg)
+			}
+			if s, ok := internWord(seg, w); ok {
+				return s, j + 1, true, true
 			}
 		}
 		if p.copying {
-			return bytesString(p.carveText(seg)), j + 1, true
+			return bytesString(p.carveText(seg)), j + 1, true, true
 		}
-		return bytesString(seg), j + 1, true
+		return bytesString(seg), j + 1, true, true
 	}
 	if j >= len(d) || d[j] != '\\' {
-		return "", j, false // unterminated, or a control character
+		return "", j, false, false // unterminated, or a control character
 	}
-	return p.strEscaped(d, start, j)
+	s, end, ok := p.strEscaped(d, start, j)
+	return s, end, false, ok
 }
 
 // internTable holds strings that recur in transcripts (keys, roles, block
@@ -548,6 +587,53 @@ var internWords = [...]string{
 	"edit", "write", "(no output)", "model-snapshot",
 }
 
+// internedText holds where the bytes of each interned word are, hashed on
+// that address, so that whether a string is one of the table's (and so
+// needs no escaping) is a lookup of its pointer, not of its text. The
+// words stay the program's string constants: a parsed key then shares its
+// bytes with the same constant in the code that looks it up, which
+// compares equal without reading the bytes.
+var internedText = func() (t [internPtrSize]internedWord) {
+	for _, s := range internWords {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		h := internPtrHash(p)
+		for t[h].p != 0 {
+			h = (h + 1) & (internPtrSize - 1)
+		}
+		t[h] = internedWord{p, len(s)}
+	}
+	return t
+}()
+
+// internedWord is where an interned word's bytes are and how many.
+type internedWord struct {
+	p uintptr
+	n int
+}
+
+const internPtrSize = 512
+
+func internPtrHash(p uintptr) int { return int((uint64(p) * 0x9E3779B97F4A7C15) >> (64 - 9)) }
+
+// isInterned reports whether s is one of the intern table's strings: then
+// JSON.stringify writes it as it is, between quotes. (A string with the
+// same text elsewhere in memory is not one; a string starting at a word's
+// first byte and no longer is a prefix of the word, or the word itself.)
+func isInterned(s string) bool {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	if p == 0 {
+		return false
+	}
+	for h := internPtrHash(p); ; h = (h + 1) & (internPtrSize - 1) {
+		switch e := internedText[h]; e.p {
+		case p:
+			return len(s) <= e.n
+		case 0:
+			return false
+		}
+	}
+}
+
 func internHash(w uint64, n int) int {
 	return int(((w ^ uint64(n)<<56) * 0x9E3779B97F4A7C15) >> (64 - 10))
 }
@@ -565,12 +651,14 @@ func word8(b []byte) uint64 {
 }
 
 // intern returns the table's copy of b, if it has one.
-func intern(b []byte) (string, bool) {
+func intern(b []byte) (string, bool) { return internWord(b, word8(b)) }
+
+// internWord is intern for a caller that has b's word8 at hand.
+func internWord(b []byte, w uint64) (string, bool) {
 	n := len(b)
 	if n == 0 || n > 32 {
 		return "", false
 	}
-	w := word8(b)
 	for h := internHash(w, n); ; h = (h + 1) & (internSize - 1) {
 		e := &internTable[h]
 		if e.s == "" {

@@ -115,6 +115,15 @@ func TestInternTable(t *testing.T) {
 			t.Errorf("intern(%q) = %q, want no entry", w, s)
 		}
 	}
+	for _, w := range internWords {
+		s, _ := intern([]byte(w))
+		if !isInterned(s) || isInterned(strings.Clone(s)) {
+			t.Errorf("isInterned wrong about %q", w)
+		}
+		if string(AppendJSString(nil, s)) != `"`+s+`"` {
+			t.Errorf("%q needs escaping: it cannot be written as it is", w)
+		}
+	}
 	longest := 0
 	for h := range internTable {
 		n := 0

@@ -39,8 +39,8 @@ func (k Kind) String() string {
 // A Value is 16 bytes (a [Member] 32), so that a parsed transcript costs
 // little more than its text: one pointer (to the text of a string or
 // number, or to the first member of an array or object), a 32-bit length
-// and 32 bits for the kind, the boolean and the member list's capacity.
-// Strings and member lists are therefore limited to 4 GiB − 1 bytes and
+// and 32 bits for the kind, the boolean, whether a string is plain (see
+// plainBit) and the member list's capacity. Strings and member lists are therefore limited to 4 GiB − 1 bytes and
 // members (V8's own limit on string length is far lower).
 type Value struct {
 	p    unsafe.Pointer // String, Number: the text; Array, Object: the first member
@@ -51,6 +51,16 @@ type Value struct {
 const (
 	kindMask = 7
 	boolBit  = 8
+	// plainBit marks a string whose text JSON.stringify writes as it is,
+	// between quotes (no quote, backslash, control character or lone
+	// surrogate), or a number whose text is JSON.stringify's form of it
+	// (an integer of at most 15 digits without a leading zero). The parser
+	// sets it on strings that had no escapes and on such integers, so that
+	// writing them back skips the search for bytes to escape or the
+	// number's conversion; a value without it is searched or converted.
+	// Only strings and numbers carry it: in a list's meta the same bit is
+	// part of the capacity.
+	plainBit = 1 << capShift
 	capShift = 4
 	maxCap   = 1<<(32-capShift) - 1 // a larger capacity is recorded as the length
 )
