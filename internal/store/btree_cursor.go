@@ -308,10 +308,12 @@ func (c *indexCursor) descend(n uint32) error {
 // tableTree finds rows of a table b-tree by rowid. Rows read in rowid
 // order cost one page read per leaf and almost no search: the last
 // descent is remembered (each interior page's chosen child and the rowids
-// that child covers), so a rowid the same child covers skips that page's
-// search; and a leaf is first tried at the cell after the last one found.
-// Both give the cell a search from the root gives, because the pages are
-// read once and their rowids are checked to be in order when loaded.
+// that child covers, and the page itself in that depth's buffer), so a
+// rowid the same child covers skips that page's search, and a rowid past
+// it reads the page from its buffer; and a rowid the whole descent still
+// covers is first tried at the cell after the last one found. Both give
+// the cell a search from the root gives, because the pages are read once
+// and their rowids are checked to be in order when loaded.
 type tableTree struct {
 	p       *pager
 	root    uint32
