@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -169,9 +170,11 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 	if err := r.provider.prepare(ctx, a, d); err != nil {
 		return err
 	}
-	if r.provider == nil { // the replay keeps whole branches: leave its collector alone
-		defer collectSooner()()
-	}
+	// A whole-list replay keeps a whole branch: the collector goes back to
+	// its usual pace once one begins.
+	restoreGC := sync.OnceFunc(collectSooner())
+	defer restoreGC()
+	r.provider.onWholeReplay(restoreGC)
 	ctx, r.progress = startProgress(ctx, a, "check", r.json, d.paths(), r.provider.matrixTargets())
 	defer r.progress.finish()
 	r.provider.onTargetDone(r.progress)

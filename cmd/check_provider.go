@@ -156,6 +156,13 @@ func (p *providerRun) onTargetDone(prog *progress) {
 	}
 }
 
+// onWholeReplay has restore called before a target is replayed whole.
+func (p *providerRun) onWholeReplay(restore func()) {
+	if p != nil {
+		p.opts.WholeReplay = restore
+	}
+}
+
 // spooled is the spool of the named pipe at path, or nil.
 func (p *providerRun) spooled(path string) *os.File {
 	if p == nil {

@@ -2,8 +2,8 @@ package cmd
 
 import "runtime/debug"
 
-// readGCPercent is the collector's trigger while check (without
-// --provider) and the segmented replay read: collect when the heap has
+// readGCPercent is the collector's trigger while check and the segmented
+// replay (of replay and check --provider) read: collect when the heap has
 // grown by three quarters of its live size rather than by all of it (Go's
 // default, GOGC=100). Both keep little that lives long (check: ids and
 // tree nodes; the replay: about one segment) and make garbage at the rate

@@ -196,6 +196,11 @@ type ProviderOptions struct {
 	// target ends (from the goroutines checking files: it must be safe for
 	// concurrent use), so that the caller can show progress.
 	TargetDone func()
+	// WholeReplay, when set, is called before a target the segmented
+	// replay could not vouch for is replayed whole (a replay that keeps the
+	// whole branch), from the goroutines checking files, so that the
+	// caller can let the collector go at its usual pace again.
+	WholeReplay func()
 }
 
 // All reports that the options ask for the compatibility matrix.
@@ -301,7 +306,10 @@ type findingsOutput struct {
 	outcomes []targetOutcome
 }
 
-func (f *findingsOutput) Begin(k int, _ bool) error {
+func (f *findingsOutput) Begin(k int, whole bool) error {
+	if whole && f.o.WholeReplay != nil {
+		f.o.WholeReplay()
+	}
 	f.folds[k] = newChangeFold(f.o.perRule())
 	return nil
 }

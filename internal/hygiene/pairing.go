@@ -91,7 +91,10 @@ type pairingFrame struct {
 // to its calls (OpenClaw's classifyToolUseResultPairing, first pass). The
 // frames live in r's pairing room until the next pairing pass.
 func classifyPairing(r *Run, msgs []Message) []*pairingFrame {
-	p := &r.pairing
+	if r.pairing == nil {
+		r.pairing = &pairingRoom{}
+	}
+	p := r.pairing
 	p.starts, p.calls, p.callEnds = p.starts[:0], p.calls[:0], p.callEnds[:0]
 	for i := range msgs {
 		if session.Role(&msgs[i].V) != session.RoleAssistant {

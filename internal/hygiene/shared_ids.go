@@ -1,7 +1,6 @@
 package hygiene
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -16,17 +15,16 @@ import (
 // id state has been one since the first segment and whose step-10 input is
 // the same list of values make the same output, changes and id state: the
 // first of them runs the step, the others take its output (a copy of the
-// list), its changes, its hazard and its id state (the same resolver and
-// reserved ids). A run whose input, or hazard, differs from its twins' in a
-// segment parts from them for good, with a copy of the id state as it
-// stood before the segment.
-
-// readyRun is run k's messages after the prefix steps of one segment, then
-// after step 10.
-type readyRun struct {
-	k    int
-	msgs []Message
-}
+// list), its changes, its hazard and its id state (the same resolver). A
+// run whose input, or hazard, differs from its twins' in a segment parts
+// from them for good, with a copy of the id state as it stood before the
+// segment.
+//
+// The runs reach step 10 one at a time, and each goes on to the end of the
+// segment before the next one starts (only one run's copies of the
+// segment are live at once): a run that runs the step keeps what its
+// twins still to come may take, and the id state as it stood before, for
+// those that part.
 
 // idStepKey is what step 10 reads of run r besides the messages and its id
 // state, and whether r may share the step at all (a run that counts its
@@ -46,80 +44,95 @@ func idKeyOf(r *Run) (idStepKey, bool) {
 		preserveNative: p.PreserveNativeAnthropicToolUseIDs, keepTurn: allowsProviderOwnedThinkingReplay(r)}, true
 }
 
-// shareIDRewrite runs step 10 for the runs of one segment (ready, in the
-// order they finish), sharing it among twins, and leaves each run's output
-// in its ready entry.
-func shareIDRewrite(runs []*Run, ready []readyRun) {
-	type twins struct {
-		key idStepKey
-		res *toolIDResolver // nil: no segment yet
-	}
-	leads := map[twins][]int{} // the indexes in ready of the runs that run the step, by their id state before it
-	from := make([]int, len(ready))
-	for i, p := range ready {
-		from[i] = i
-		r := runs[p.k]
-		key, ok := idKeyOf(r)
-		if !ok {
-			continue
-		}
-		if r.seg.hazard != "" {
-			r.seg.partIDs()
-			continue
-		}
-		t := twins{key, r.seg.resolver}
-		for _, j := range leads[t] {
-			if sameMessages(ready[j].msgs, p.msgs) {
-				from[i] = j
-				break
-			}
-		}
-		if from[i] == i {
-			if len(leads[t]) > 0 {
-				r.seg.partIDs() // the first keeps the state the twins share
-			}
-			leads[t] = append(leads[t], i)
-		}
-	}
-	logged := make([]int, len(ready))
-	for i, p := range ready {
-		r := runs[p.k]
-		r.at(10)
-		if j := from[i]; j != i {
-			lead := runs[ready[j].k]
-			for c := logged[j]; c < len(lead.Changes); c++ {
-				r.addChangeAt(lead.Changes[c], lead.changeSteps[c])
-			}
-			r.seg.resolver, r.seg.reserved = lead.seg.resolver, lead.seg.reserved
-			if lead.seg.hazard != "" {
-				r.seg.failAt(lead.seg.hazard, lead.seg.hazardCut)
-			}
-			ready[i].msgs = slices.Clone(ready[j].msgs)
-			continue
-		}
-		logged[i] = len(r.Changes)
-		ready[i].msgs = rewriteToolCallIDs(r, p.msgs)
-	}
+// idKind is what the runs that may share step 10 in a segment have in
+// common: one key, one id state before it (nil: no segment yet).
+type idKind struct {
+	key idStepKey
+	res *toolIDResolver
 }
 
-// partIDs gives the segment an id state of its own: a copy of the one it
-// may share with its twins.
-func (s *segment) partIDs() {
-	if s.resolver != nil {
-		s.resolver = s.resolver.clone()
-	}
-	s.reserved = maps.Clone(s.reserved)
+// idRewrites shares step 10 among the runs of one segment.
+type idRewrites struct {
+	waiting map[idKind]int            // the runs of each kind still to reach the step
+	leads   map[idKind][]*idLead      // the runs that ran it, by their id state before it
+	before  map[*toolIDResolver]idSet // an id state shared before the step, as it stood
 }
 
-// clone is a deep copy of res.
-func (res *toolIDResolver) clone() *toolIDResolver {
-	c := *res
-	c.ids = maps.Clone(res.ids)
-	c.pending = make(map[string][]string, len(res.pending))
-	for id, q := range res.pending {
-		c.pending[id] = slices.Clone(q)
+// idLead is what a run that ran step 10 leaves its twins still to come.
+type idLead struct {
+	in, out   []Message // the step's input and output (lists of their own)
+	res       *toolIDResolver
+	changes   []Change
+	steps     []int
+	hazard    string
+	hazardCut int
+}
+
+// newIDRewrites prepares step 10 of a segment for the runs of active.
+func newIDRewrites(runs []*Run, active []int) *idRewrites {
+	s := &idRewrites{waiting: map[idKind]int{}, leads: map[idKind][]*idLead{}, before: map[*toolIDResolver]idSet{}}
+	for _, k := range active {
+		if key, ok := idKeyOf(runs[k]); ok {
+			s.waiting[idKind{key, runs[k].seg.resolver}]++
+		}
 	}
-	return &c
+	return s
+}
+
+// rewrite runs step 10 for r, which has reached it with msgs, or gives r
+// the output of a twin that ran it with the same messages.
+func (s *idRewrites) rewrite(r *Run, msgs []Message) []Message {
+	r.at(10)
+	key, ok := idKeyOf(r)
+	if !ok {
+		return rewriteToolCallIDs(r, msgs)
+	}
+	t := idKind{key, r.seg.resolver}
+	s.waiting[t]--
+	if r.seg.hazard != "" {
+		s.part(r, t)
+		return rewriteToolCallIDs(r, msgs)
+	}
+	for _, l := range s.leads[t] {
+		if sameMessages(l.in, msgs) {
+			for i := range l.changes {
+				r.addChangeAt(l.changes[i], l.steps[i])
+			}
+			r.seg.resolver = l.res
+			if l.hazard != "" {
+				r.seg.failAt(l.hazard, l.hazardCut)
+			}
+			return slices.Clone(l.out)
+		}
+	}
+	if len(s.leads[t]) > 0 {
+		s.part(r, t) // the first keeps the state the twins share
+	} else if t.res != nil && s.waiting[t] > 0 {
+		s.before[t.res] = t.res.used.clone()
+	}
+	logged := len(r.Changes)
+	out := rewriteToolCallIDs(r, msgs)
+	if s.waiting[t] > 0 {
+		s.leads[t] = append(s.leads[t], &idLead{in: slices.Clone(msgs), out: slices.Clone(out), res: r.seg.resolver,
+			changes: slices.Clone(r.Changes[logged:]), steps: slices.Clone(r.changeSteps[logged:]),
+			hazard: r.seg.hazard, hazardCut: r.seg.hazardCut})
+	}
+	return out
+}
+
+// part gives r an id state of its own: a copy of the one it shared with
+// the twins of t as it stood before the segment.
+func (s *idRewrites) part(r *Run, t idKind) {
+	if t.res == nil {
+		return
+	}
+	c := *t.res
+	if used, ok := s.before[t.res]; ok {
+		c.used = used
+	}
+	c.used = c.used.clone()
+	c.raw, c.pending = map[string]rawIDState{}, map[string][]string{}
+	r.seg.resolver = &c
 }
 
 // sameMessages reports whether a and b hold the same messages: the same

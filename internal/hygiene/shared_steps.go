@@ -17,7 +17,7 @@ import "slices"
 // (prefixStepKey); each part runs the step once, on its first run, on its
 // own copy of the messages (ownList; the last part consumes them), and the other
 // runs of the part get the step's changes, its hazard and the segment
-// state it keeps (the compaction cutoff of step 5, the id sets of step 8)
+// state it keeps (the compaction cutoff of step 5)
 // as their own. The tree is the same for every segment (the keys depend on
 // the configs only), so a run that shares a step shares it with the same
 // runs throughout, and the state a shared step keeps is the state the run
@@ -169,10 +169,7 @@ func (r *Run) share(lead *Run, n, logged int) {
 	if from.hazard != "" {
 		to.failAt(from.hazard, from.hazardCut)
 	}
-	switch n {
-	case 5:
+	if n == 5 {
 		to.cutoff, to.hasCutoff = from.cutoff, from.hasCutoff
-	case 8:
-		to.preserved, to.prior = from.preserved, from.prior
 	}
 }

@@ -21,9 +21,11 @@ import (
 // message with text. There, no tool-call frame, turn merge or result
 // look-ahead crosses the cut, so the rules give each segment what the
 // whole-list replay gives it, given the few things carried from segment to
-// segment (the id rewriter's state, the signed-thinking ids kept so far, the
-// latest compaction's time) and the one thing that only the last segment
-// knows (which turn is the latest).
+// segment (the ids the id rewriter has handed out, the latest compaction's
+// time) and the one thing that only the last segment knows (which turn is
+// the latest). What the rules know of a tool id (its calls, its results,
+// the signed-thinking turns that keep it) is carried nowhere: a tool id on
+// both sides of a cut is a hazard (below).
 //
 // Where that reasoning could fail on an unusual session (a segment that no
 // longer starts with a user message or ends with an assistant turn, a tool
@@ -74,13 +76,16 @@ var minSegmentMessages = 4096 // a variable for tests
 // whole log is the stable sort of what changes got by the step keys.
 func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func(k int, msgs []Message) error, changes changeSink) (errs []error, err error) {
 	errs = make([]error, len(runs))
+	ids := newIDTable() // the ids the runs' id rewriters hand out, each stored once
+	room := &pairingRoom{}
 	for _, r := range runs {
+		r.pairing = room // the runs take turns
 		ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
-		r.seg = newSegment()
+		r.seg = newSegment(ids)
 	}
 	defer func() {
 		for _, r := range runs {
-			r.seg = nil
+			r.seg, r.pairing = nil, nil
 		}
 	}()
 	c := cutter{avoid: avoid}
@@ -127,7 +132,9 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 // What the segment may not hold (input's check) is the same for every
 // run, which have all replayed the same segments before: it is checked
 // once, on msgs before any rule edits them. Runs share the prefix steps
-// their policies agree on (sharePrefix).
+// their policies agree on (sharePrefix) and the id rewrite (idRewrites),
+// and each goes on to the segment's end as soon as it has been through
+// them, so that only one run's copies of the segment are live at once.
 func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error, changes changeSink) error {
 	hazard := input.check(msgs)
 	var active []int
@@ -141,27 +148,17 @@ func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Mes
 			r.seg.fail(hazard)
 		}
 	}
-	var ready []readyRun
-	if err := sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
-		ready = append(ready, readyRun{k: k, msgs: msgs})
-		return nil
-	}); err != nil {
-		return err
-	}
-	shareIDRewrite(runs, ready)
-	for _, p := range ready {
-		if err := finishRun(runs, errs, p, emit, changes); err != nil {
-			return err
-		}
-	}
-	return nil
+	ids := newIDRewrites(runs, active)
+	return sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
+		return finishRun(runs, errs, k, ids.rewrite(runs[k], msgs), emit, changes)
+	})
 }
 
-// finishRun replays steps 11–18 of one segment for run p.k, which has been
-// through the steps before (p.msgs), and hands the output and changes on.
-func finishRun(runs []*Run, errs []error, p readyRun, emit func(k int, msgs []Message) error, changes changeSink) error {
-	k, r := p.k, runs[p.k]
-	out, err := r.finishSegment(p.msgs)
+// finishRun replays steps 11–18 of one segment for run k, which has been
+// through the steps before (msgs), and hands the output and changes on.
+func finishRun(runs []*Run, errs []error, k int, msgs []Message, emit func(k int, msgs []Message) error, changes changeSink) error {
+	r := runs[k]
+	out, err := r.finishSegment(msgs)
 	if err != nil {
 		errs[k] = err
 		return nil
@@ -173,6 +170,7 @@ func finishRun(runs []*Run, errs []error, p readyRun, emit func(k int, msgs []Me
 		if err := changes(k, r.Changes, r.changeSteps); err != nil {
 			return err
 		}
+		clear(r.Changes) // let their strings go
 		r.Changes, r.changeSteps = r.Changes[:0], r.changeSteps[:0]
 	}
 	return nil
@@ -327,16 +325,14 @@ type segment struct {
 	// segment, which holds every compaction summary).
 	cutoff    float64
 	hasCutoff bool
-	// preserved and prior are sanitizeToolCallInputs' id sets.
-	preserved, prior map[string]bool
-	// resolver and reserved are rewriteToolCallIDs' state.
+	// resolver is rewriteToolCallIDs' state: the ids handed out so far,
+	// numbered in ids, which every run of the replay shares.
 	resolver *toolIDResolver
-	reserved map[string]bool
+	ids      *idTable
 }
 
-func newSegment() *segment {
-	return &segment{first: true, preserved: map[string]bool{}, prior: map[string]bool{},
-		reserved: map[string]bool{}}
+func newSegment(ids *idTable) *segment {
+	return &segment{first: true, ids: ids}
 }
 
 // finishSegment replays one segment after the tool-call id rewrite (step
@@ -492,23 +488,22 @@ func (s *segment) checkHead(msgs []Message, rule string) {
 	}
 }
 
-// inputSets returns sanitizeToolCallInputs' id sets: fresh ones, or the
-// segmented replay's.
-func (s *segment) inputSets() (preserved, prior map[string]bool) {
+// idResolver returns the id rewriter of earlier segments (nil for the first
+// segment, or without segments).
+func (s *segment) idResolver() *toolIDResolver {
 	if s == nil {
-		return map[string]bool{}, map[string]bool{}
+		return nil
 	}
-	return s.preserved, s.prior
+	return s.resolver
 }
 
-// idResolver returns the id rewriter of earlier segments (nil for the first
-// segment, or without segments) and the ids they reserved (nil without
-// segments).
-func (s *segment) idResolver() (*toolIDResolver, map[string]bool) {
+// idTable returns the table the id rewriter numbers its ids in: the
+// replay's, or without segments a fresh one.
+func (s *segment) idTable() *idTable {
 	if s == nil {
-		return nil, nil
+		return newIDTable()
 	}
-	return s.resolver, s.reserved
+	return s.ids
 }
 
 // keepResolver keeps the id rewriter for the next segments.

@@ -79,14 +79,15 @@ func rewriteToolCallIDs(r *Run, msgs []Message) []Message {
 	}
 	var preserved map[int]bool
 	var reserved []string
-	res, earlier := r.seg.idResolver()
 	if allowsProviderOwnedThinkingReplay(r) {
-		preserved, reserved = signedThinkingTurnsKeepingIDs(msgs, earlier)
+		preserved, reserved = signedThinkingTurnsKeepingIDs(msgs)
 	}
+	res := r.seg.idResolver()
 	if res == nil {
-		res = newToolIDResolver(p.ToolCallIDMode, p.PreserveNativeAnthropicToolUseIDs, p.DuplicateToolCallIDStyle, reserved)
+		res = newToolIDResolver(p.ToolCallIDMode, p.PreserveNativeAnthropicToolUseIDs, p.DuplicateToolCallIDStyle, r.seg.idTable(), reserved)
 		r.seg.keepResolver(res)
 	} else {
+		res.startList()
 		r.seg.reserveIDs(res, reserved)
 	}
 	rule := "tool-call-ids/" + p.ToolCallIDMode
@@ -146,7 +147,7 @@ func rewriteAssistantCallIDs(r *Run, rule string, m Message, resolve func(string
 		nb := shallowObject(b)
 		nb.Set("id", jsonl.StringValue(next))
 		items[i].Value = nb
-		r.Record(rule, &m, "%s → %s", id, next)
+		r.recordDetail(rule, &m, id+" → "+next)
 	}
 	if items == nil {
 		return m, false
@@ -189,7 +190,7 @@ func rewriteResultIDs(r *Run, rule string, m Message, resolve func(string) strin
 	if !changed {
 		return m, false
 	}
-	r.Record(rule, &m, "%s → %s", raw, resolved)
+	r.recordDetail(rule, &m, raw+" → "+resolved)
 	m.V = v
 	return m, true
 }
@@ -198,79 +199,76 @@ func rewriteResultIDs(r *Run, rule string, m Message, resolve func(string) strin
 // assistant occurrence of a raw id gets its own id, and results consume the
 // ids queued under their raw id first in, first out (OpenClaw's
 // createOccurrenceAwareResolver).
+//
+// What it keeps from one message list to the next (the segments of a
+// segmented replay) is only the ids it has handed out or reserved: what it
+// knows of raw ids (their occurrences, the ids queued for their results)
+// lasts one call of rewriteToolCallIDs (startList), because a raw id of one
+// segment never reaches a later one: a tool id on both sides of a cut is a
+// hazard (segmentInput), which voids the later segment's replay for every
+// run.
 type toolIDResolver struct {
 	mode           string
 	preserveNative bool
 	openAIStyle    bool
-	// ids holds what the resolver knows of an id, raw or handed out: one
-	// map, read and written once per tool call (a session may have a
-	// hundred thousand).
-	ids     map[string]idState
+	used           idSet // handed out or reserved: no other call may get them
+	// raw holds what the resolver knows of the raw ids of the list: one
+	// map, read and written once per tool call.
+	raw     map[string]rawIDState
 	pending map[string][]string
 }
 
-// idState is what a toolIDResolver knows of one id.
-type idState struct {
-	used    bool  // handed out or reserved: no other call may get it
-	calls   int32 // the raw id's assistant occurrences so far
+// rawIDState is what a toolIDResolver knows of one raw id of a list.
+type rawIDState struct {
+	calls   int32 // its assistant occurrences so far
 	orphans int32 // its results that found no queued id so far
 }
 
-func newToolIDResolver(mode string, preserveNative bool, duplicateStyle string, reserved []string) *toolIDResolver {
+func newToolIDResolver(mode string, preserveNative bool, duplicateStyle string, table *idTable, reserved []string) *toolIDResolver {
 	res := &toolIDResolver{
 		mode:           mode,
 		preserveNative: preserveNative,
 		openAIStyle:    duplicateStyle == "openai",
-		ids:            make(map[string]idState, len(reserved)),
+		used:           idSet{table: table},
+		raw:            map[string]rawIDState{},
 		pending:        map[string][]string{},
 	}
 	for _, id := range reserved {
-		res.markUsed(id)
+		res.used.add(id)
 	}
 	return res
 }
 
-// isUsed reports whether id is handed out or reserved.
-func (res *toolIDResolver) isUsed(id string) bool { return res.ids[id].used }
-
-// markUsed marks id as handed out or reserved. id must be the resolver's
-// own copy (it may become a key).
-func (res *toolIDResolver) markUsed(id string) {
-	st := res.ids[id]
-	st.used = true
-	res.ids[id] = st
+// startList forgets the raw ids of the lists before: the messages the
+// resolver is given next share none with them.
+func (res *toolIDResolver) startList() {
+	clear(res.raw)
+	clear(res.pending)
 }
 
 func (res *toolIDResolver) allocate(seed string) string {
-	next := strings.Clone(makeUniqueToolID(seed, res.isUsed, res.mode))
-	res.markUsed(next)
+	next := makeUniqueToolID(seed, res.used.has, res.mode)
+	res.used.add(next)
 	return next
 }
 
-// claim marks id as used when it is free, reporting whether it was. id
-// must be the resolver's own copy (it becomes a key).
+// claim marks id as used when it is free, reporting whether it was.
 func (res *toolIDResolver) claim(id string) bool {
-	if res.isUsed(id) {
+	if res.used.has(id) {
 		return false
 	}
-	res.markUsed(id)
+	res.used.add(id)
 	return true
 }
 
 func (res *toolIDResolver) resolveAssistantID(id string) string {
-	st := res.ids[id]
+	st := res.raw[id]
 	st.calls++
+	res.raw[id] = st
 	k := int(st.calls)
-	if k == 1 {
-		// The id becomes a key of the maps below (and often the id kept):
-		// one copy serves them all.
-		id = strings.Clone(id)
-	}
 	// The first occurrence of a native id keeps it when it is free.
-	keep := k == 1 && !st.used && (res.openAIStyle && isOpenAIToolCallID(id) ||
-		res.preserveNative && isNativeAnthropicToolUseID(id))
-	st.used = st.used || keep
-	res.ids[id] = st // before allocating: the id itself may be a candidate
+	keep := k == 1 && (res.openAIStyle && isOpenAIToolCallID(id) ||
+		res.preserveNative && isNativeAnthropicToolUseID(id)) && res.claim(id)
 	var next string
 	switch {
 	case keep:
@@ -282,19 +280,8 @@ func (res *toolIDResolver) resolveAssistantID(id string) string {
 	default:
 		next = res.allocate(id + ":" + strconv.Itoa(k))
 	}
-	q := res.pending[id]
-	res.pending[own(id, q == nil && k > 1)] = append(q, next)
+	res.pending[id] = append(res.pending[id], next)
 	return next
-}
-
-// own returns s, copied when it becomes a key of the resolver's maps
-// (isNew): the resolver outlives the messages of a segmented replay, and
-// a parsed string shares its memory with the rest of its message's text.
-func own(s string, isNew bool) string {
-	if isNew {
-		return strings.Clone(s)
-	}
-	return s
 }
 
 // allocateOpenAIStyle gives a repeated id a fresh call_<24 hex> id.
@@ -317,16 +304,11 @@ func (res *toolIDResolver) resolveToolResultID(id string) string {
 		}
 		return next
 	}
-	st := res.ids[id]
+	st := res.raw[id]
 	st.orphans++
+	res.raw[id] = st
 	n := int(st.orphans)
-	if n == 1 {
-		id = strings.Clone(id) // a key of the maps (and maybe the id kept)
-	}
-	keep := n == 1 && !st.used && res.preserveNative && isNativeAnthropicToolUseID(id)
-	st.used = st.used || keep
-	res.ids[id] = st
-	if keep {
+	if n == 1 && res.preserveNative && isNativeAnthropicToolUseID(id) && res.claim(id) {
 		return id
 	}
 	return res.allocate(id + ":tool_result:" + strconv.Itoa(n))
@@ -335,8 +317,7 @@ func (res *toolIDResolver) resolveToolResultID(id string) string {
 // preserveAssistantID keeps the id of a preserved signed-thinking turn and
 // queues it for that turn's results.
 func (res *toolIDResolver) preserveAssistantID(id string) {
-	id = strings.Clone(id)
-	res.markUsed(id)
+	res.used.add(id)
 	res.pending[id] = append(res.pending[id], id)
 }
 
@@ -358,7 +339,7 @@ func sanitizeToolCallID(id, mode string) string {
 		}
 		return sha256Hex("sanitized")[:strict9Len]
 	}
-	if nativeKimiToolCallIDRE.MatchString(id) {
+	if strings.HasPrefix(id, "functions.") && nativeKimiToolCallIDRE.MatchString(id) {
 		return id
 	}
 	if alnum == "" {
@@ -416,15 +397,12 @@ func makeUniqueToolID(id string, used func(string) bool, mode string) string {
 // the ids they reserve, in OpenClaw's collectReplaySafeThinkingToolIds way:
 // a turn with thinking and tool calls, every call with input, a non-blank
 // id unique in the turn, a valid name needing no trim, and no id reserved by
-// an earlier such turn.
-//
-// reserved holds the ids reserved by earlier segments of a segmented replay
-// (nil otherwise); the ids this call reserves are added to it.
-func signedThinkingTurnsKeepingIDs(msgs []Message, reserved map[string]bool) (map[int]bool, []string) {
+// an earlier such turn. (In a segmented replay the turns of earlier
+// segments reserve none of msgs' ids: a tool id on both sides of a cut is a
+// hazard.)
+func signedThinkingTurnsKeepingIDs(msgs []Message) (map[int]bool, []string) {
 	preserved := map[int]bool{}
-	if reserved == nil {
-		reserved = map[string]bool{}
-	}
+	reserved := map[string]bool{}
 	var order []string
 	for i := range msgs {
 		m := &msgs[i].V
@@ -442,7 +420,7 @@ func signedThinkingTurnsKeepingIDs(msgs []Message, reserved map[string]bool) (ma
 		preserved[i] = true
 		for _, c := range calls {
 			if !reserved[c.ID] {
-				reserved[strings.Clone(c.ID)] = true
+				reserved[c.ID] = true
 				order = append(order, c.ID)
 			}
 		}

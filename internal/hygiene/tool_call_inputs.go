@@ -39,7 +39,10 @@ var toolCallBlockIDKeys = []string{"call_id", "tool_call_id", "toolCallId", "too
 func sanitizeToolCallInputs(r *Run, msgs []Message) []Message {
 	allowThinking := allowsProviderOwnedThinkingReplay(r)
 	r.seg.checkHead(msgs, "tool-call input validation")
-	preserved, prior := r.seg.inputSets() // ids of signed-thinking turns / of every tool call kept so far
+	// The ids of the signed-thinking turns and of every tool call kept so
+	// far: of this list only, in a segmented replay too (a tool id on both
+	// sides of a cut is a hazard).
+	preserved, prior := map[string]bool{}, map[string]bool{}
 	// out stays nil while the output is msgs[:i]; the first message removed
 	// or changed starts it as a copy of that prefix.
 	var out []Message
@@ -82,7 +85,7 @@ func sanitizeToolCallInputs(r *Run, msgs []Message) []Message {
 		}
 		if allowThinking { // prior is read only for signed-thinking turns
 			for _, c := range session.ToolCalls(&next.V) {
-				prior[strings.Clone(c.ID)] = true // kept beyond the message
+				prior[c.ID] = true
 			}
 		}
 		if changed {
@@ -310,9 +313,8 @@ func keepSignedThinkingTurn(msgs []Message, i int, preserved, prior map[string]b
 		}
 	}
 	for _, c := range calls {
-		id := strings.Clone(c.ID) // kept beyond the message
-		preserved[id] = true
-		prior[id] = true
+		preserved[c.ID] = true
+		prior[c.ID] = true
 	}
 	return true
 }

@@ -114,8 +114,9 @@ type Run struct {
 	changeSteps []int
 	lastDetail  string
 	// pairing is the tool-result pairing's room, reused from segment to
-	// segment.
-	pairing pairingRoom
+	// segment, and shared by the runs of a segmented replay, which take
+	// turns (nil until the first pass).
+	pairing *pairingRoom
 }
 
 // NowMillis is the current time in epoch milliseconds, as Date.now().
@@ -127,7 +128,17 @@ func (r *Run) Record(rule string, m *Message, format string, args ...any) {
 		r.count(rule)
 		return
 	}
-	c := Change{Rule: rule, Detail: fmt.Sprintf(format, args...)}
+	r.recordDetail(rule, m, fmt.Sprintf(format, args...))
+}
+
+// recordDetail appends a change with the detail given (Record without its
+// formatting, for the rules that make a change per tool call).
+func (r *Run) recordDetail(rule string, m *Message, detail string) {
+	if r.CountOnly {
+		r.count(rule)
+		return
+	}
+	c := Change{Rule: rule, Detail: detail}
 	if c.Detail == r.lastDetail {
 		c.Detail = r.lastDetail // one string for a run of equal details: a long log keeps less
 	}
