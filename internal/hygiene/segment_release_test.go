@@ -89,6 +89,32 @@ func releaseSessions(t *testing.T) map[string][]byte {
 	return sessions
 }
 
+// releasedReplay replays data for target through ReplaySession with a
+// writingOutput (early: releasing before writing), segments of minSeg
+// messages, and returns the output.
+func releasedReplay(t *testing.T, data []byte, target Target, minSeg int, early bool) *writingOutput {
+	t.Helper()
+	defer func(n int) { minSegmentMessages = n }(minSegmentMessages)
+	minSegmentMessages = minSeg
+	out := &writingOutput{early: early}
+	s, err := session.OpenContext(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ReplaySession(context.Background(), bytes.NewReader(data), s, []Config{replayTestRun(target).Config}, out)
+	if err != nil || !out.done {
+		t.Fatalf("[%s]: ReplaySession: %v (done %v)", target.Provider, err, out.done)
+	}
+	return out
+}
+
+// wholeReplayText is the whole-list replay's messages, written as
+// writingOutput writes them, and its refusal.
+func wholeReplayText(whole *session.Context, target Target) ([]byte, error) {
+	want, refusal := ReplayContext(replayTestRun(target), cloneContext(whole))
+	return appendWritten(nil, want), refusal
+}
+
 // TestReleasedSegmentsMatchWhole: with an output that releases each
 // segment once it has written it, the stream reuses the memory of the
 // released messages; with released blocks poisoned instead, and a chunk
@@ -99,7 +125,6 @@ func releaseSessions(t *testing.T) map[string][]byte {
 func TestReleasedSegmentsMatchWhole(t *testing.T) {
 	defer jsonl.PoisonReleasedBlocks(true)()
 	defer session.SetStreamChunkBytes(1)()
-	defer func(n int) { minSegmentMessages = n }(minSegmentMessages)
 	sessions := releaseSessions(t)
 	compared, released, misuseSeen := 0, 0, false
 	for name, data := range sessions {
@@ -108,20 +133,10 @@ func TestReleasedSegmentsMatchWhole(t *testing.T) {
 			continue // the loader's errors are not the replay's
 		}
 		for _, target := range longSessionTargets {
-			want, refusal := ReplayContext(replayTestRun(target), cloneContext(whole))
-			wantText := appendWritten(nil, want)
+			wantText, refusal := wholeReplayText(whole, target)
 			for _, minSeg := range []int{1, 3} {
-				minSegmentMessages = minSeg
 				for _, early := range []bool{false, true} {
-					out := &writingOutput{early: early}
-					s, err := session.OpenContext(bytes.NewReader(data))
-					if err != nil {
-						t.Fatal(err)
-					}
-					err = ReplaySession(context.Background(), bytes.NewReader(data), s, []Config{replayTestRun(target).Config}, out)
-					if err != nil || !out.done {
-						t.Fatalf("%s [%s]: ReplaySession: %v (done %v)", name, target.Provider, err, out.done)
-					}
+					out := releasedReplay(t, data, target, minSeg, early)
 					if (out.refusal != nil) != (refusal != nil) {
 						t.Fatalf("%s [%s]: refusal %v, want %v", name, target.Provider, out.refusal, refusal)
 					}
@@ -146,4 +161,31 @@ func TestReleasedSegmentsMatchWhole(t *testing.T) {
 	if !misuseSeen {
 		t.Error("releasing segments before writing them read no poison: the check cannot fail")
 	}
+}
+
+// FuzzReleasedSegments is TestReleasedSegmentsMatchWhole's check on
+// generated damaged sessions (sessiontest.Damaged), with segments of one to
+// eight messages and a chunk of the stream per line.
+func FuzzReleasedSegments(f *testing.F) {
+	for _, s := range sessiontest.DamagedSeeds(f) {
+		f.Add(s.Base, s.Program, uint8(len(s.Program)), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, base, program []byte, pick, seg uint8) {
+		defer jsonl.PoisonReleasedBlocks(true)()
+		defer session.SetStreamChunkBytes(1)()
+		data := sessiontest.Damaged(base, program)
+		whole, err := session.ReadContext(bytes.NewReader(data))
+		if err != nil {
+			return // the loader's errors are not the replay's
+		}
+		target := longSessionTargets[int(pick)%len(longSessionTargets)]
+		wantText, refusal := wholeReplayText(whole, target)
+		out := releasedReplay(t, data, target, 1+int(seg%8), false)
+		if (out.refusal != nil) != (refusal != nil) {
+			t.Fatalf("refusal %v, want %v", out.refusal, refusal)
+		}
+		if !bytes.Equal(out.text, wantText) {
+			t.Fatalf("the released replay differs from the whole-list replay:\n got %.600s\nwant %.600s", out.text, wantText)
+		}
+	})
 }

@@ -82,3 +82,41 @@ func FuzzParserReuse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParserPool checks a parser that carves from a pool against a fresh
+// Parse: after a released line's blocks went back to the pool (so the
+// input is carved from them), and across a later parse while the input's
+// own blocks are still held.
+func FuzzParserPool(f *testing.F) {
+	seedLines(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var pool BlockPool
+		var p Parser
+		p.UsePool(&pool)
+		if _, err := p.ParseMember([]byte(`{"warm":["up",1,{"x":[{"y":"\u00e9"}]}]}`)); err != nil {
+			t.Fatal(err)
+		}
+		pool.Put(p.TakeBlocks())
+		v, err := p.ParseMember(data)
+		fresh, ferr := Parse(data)
+		if (err == nil) != (ferr == nil) {
+			t.Fatalf("pooled parser err=%v, fresh err=%v", err, ferr)
+		}
+		if err != nil {
+			return
+		}
+		want := MarshalString(fresh)
+		if got := MarshalString(v); got != want {
+			t.Fatalf("pooled parser gave %q, fresh %q", got, want)
+		}
+		held := p.TakeBlocks()
+		if _, err := p.ParseMember(data); err != nil {
+			t.Fatal(err)
+		}
+		pool.Put(p.TakeBlocks())
+		if got := MarshalString(v); got != want {
+			t.Fatalf("a held value changed to %q, want %q", got, want)
+		}
+		pool.Put(held)
+	})
+}
