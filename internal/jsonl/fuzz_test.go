@@ -8,23 +8,32 @@ import (
 
 // seedLines adds every line of the conformance cases as fuzz seeds.
 func seedLines(f *testing.F) {
-	// Package sessiontest's ConformanceCases reads lines with this package,
-	// so this package globs the cases itself, and fails on none as it does.
+	for _, l := range conformanceLines(f) {
+		f.Add(l)
+	}
+	f.Add([]byte(`{"a":"\ud83d","b":1e400,"a":2}`))
+}
+
+// conformanceLines are the lines of the conformance cases. Package
+// sessiontest's ConformanceCases reads lines with this package, so this
+// package globs the cases itself, and fails on none as it does.
+func conformanceLines(tb testing.TB) [][]byte {
 	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
 	if len(files) == 0 {
-		f.Fatal("no conformance cases found under ../../testdata/conformance/cases")
+		tb.Fatal("no conformance cases found under ../../testdata/conformance/cases")
 	}
+	var out [][]byte
 	for _, name := range files {
 		data, err := os.ReadFile(name)
 		if err != nil {
-			f.Fatal(err)
+			tb.Fatal(err)
 		}
 		lines, _ := ReadAll(bytesReader(data))
 		for _, l := range lines {
-			f.Add(l.Bytes)
+			out = append(out, l.Bytes)
 		}
 	}
-	f.Add([]byte(`{"a":"\ud83d","b":1e400,"a":2}`))
+	return out
 }
 
 // FuzzParse checks that Parse and Valid agree, that stringify(parse(x)) is

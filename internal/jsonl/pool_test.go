@@ -1,10 +1,6 @@
 package jsonl
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestParserPool parses the conformance cases' lines in rounds with a
 // parser that uses a pool, putting each round's blocks back only after the
@@ -12,21 +8,10 @@ import (
 // until its round is put back, although the pool hands blocks out again;
 // with the pool poisoning, a put round's values read poison.
 func TestParserPool(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
-	if len(files) == 0 {
-		t.Fatal("no conformance cases found under ../../testdata/conformance/cases")
-	}
 	var lines [][]byte
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls, _ := ReadAll(bytesReader(data))
-		for _, l := range ls {
-			if Validate(l.Bytes) == nil {
-				lines = append(lines, l.Bytes)
-			}
+	for _, l := range conformanceLines(t) {
+		if Validate(l) == nil {
+			lines = append(lines, l)
 		}
 	}
 	for _, poisoned := range []bool{false, true} {
