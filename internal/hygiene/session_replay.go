@@ -203,7 +203,7 @@ func (p *sessionReplay) attempt(batch []int, attempt int) (retry []int, readFail
 		contextLen += len(msgs)
 		return msgs, err
 	}
-	emit := func(i int, msgs []Message) error { return p.out.Segment(batch[i], msgs) }
+	emit := segmentEmitter(p.out, s, runs, batch)
 	var changes changeSink
 	if p.changes != nil {
 		changes = func(i int, cs []Change, steps []int) error { return p.changes(batch[i], cs, steps) }

@@ -8,23 +8,32 @@ import (
 
 // seedLines adds every line of the conformance cases as fuzz seeds.
 func seedLines(f *testing.F) {
-	// Package sessiontest's ConformanceCases reads lines with this package,
-	// so this package globs the cases itself, and fails on none as it does.
+	for _, l := range conformanceLines(f) {
+		f.Add(l)
+	}
+	f.Add([]byte(`{"a":"\ud83d","b":1e400,"a":2}`))
+}
+
+// conformanceLines are the lines of the conformance cases. Package
+// sessiontest's ConformanceCases reads lines with this package, so this
+// package globs the cases itself, and fails on none as it does.
+func conformanceLines(tb testing.TB) [][]byte {
 	files, _ := filepath.Glob("../../testdata/conformance/cases/*.jsonl")
 	if len(files) == 0 {
-		f.Fatal("no conformance cases found under ../../testdata/conformance/cases")
+		tb.Fatal("no conformance cases found under ../../testdata/conformance/cases")
 	}
+	var out [][]byte
 	for _, name := range files {
 		data, err := os.ReadFile(name)
 		if err != nil {
-			f.Fatal(err)
+			tb.Fatal(err)
 		}
 		lines, _ := ReadAll(bytesReader(data))
 		for _, l := range lines {
-			f.Add(l.Bytes)
+			out = append(out, l.Bytes)
 		}
 	}
-	f.Add([]byte(`{"a":"\ud83d","b":1e400,"a":2}`))
+	return out
 }
 
 // FuzzParse checks that Parse and Valid agree, that stringify(parse(x)) is
@@ -80,5 +89,43 @@ func FuzzParserReuse(f *testing.F) {
 		if MarshalString(first) != firstText {
 			t.Fatalf("earlier value changed: %q", MarshalString(first))
 		}
+	})
+}
+
+// FuzzParserPool checks a parser that carves from a pool against a fresh
+// Parse: after a released line's blocks went back to the pool (so the
+// input is carved from them), and across a later parse while the input's
+// own blocks are still held.
+func FuzzParserPool(f *testing.F) {
+	seedLines(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var pool BlockPool
+		var p Parser
+		p.UsePool(&pool)
+		if _, err := p.ParseMember([]byte(`{"warm":["up",1,{"x":[{"y":"\u00e9"}]}]}`)); err != nil {
+			t.Fatal(err)
+		}
+		pool.Put(p.TakeBlocks())
+		v, err := p.ParseMember(data)
+		fresh, ferr := Parse(data)
+		if (err == nil) != (ferr == nil) {
+			t.Fatalf("pooled parser err=%v, fresh err=%v", err, ferr)
+		}
+		if err != nil {
+			return
+		}
+		want := MarshalString(fresh)
+		if got := MarshalString(v); got != want {
+			t.Fatalf("pooled parser gave %q, fresh %q", got, want)
+		}
+		held := p.TakeBlocks()
+		if _, err := p.ParseMember(data); err != nil {
+			t.Fatal(err)
+		}
+		pool.Put(p.TakeBlocks())
+		if got := MarshalString(v); got != want {
+			t.Fatalf("a held value changed to %q, want %q", got, want)
+		}
+		pool.Put(held)
 	})
 }

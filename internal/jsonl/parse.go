@@ -59,6 +59,9 @@ func Validate(data []byte) error {
 //     from it is alive (a top-level object's or array's own member list is
 //     never carved, so a caller that keeps only a member of each line does
 //     not keep the others).
+//   - With a [BlockPool] (UsePool), a value stays valid until the blocks
+//     its lists were carved from are put back in the pool; until then
+//     the pool hands them to no one.
 //
 // A Parser is not safe for concurrent use; give each goroutine its own. The
 // zero Parser is ready to use.
@@ -73,6 +76,8 @@ type Parser struct {
 	nested   bool             // the value is a member the caller nests (ParseMember)
 	top      []Member         // the reused top-level member list
 	buf      []byte           // decoding space for one string
+	pool     *BlockPool       // where blocks come from and are recorded (UsePool); nil: allocated
+	taken    Blocks           // the blocks carved from since the last TakeBlocks
 }
 
 // Block sizes: the lists and strings of a Parser's first line get exact
@@ -317,7 +322,7 @@ func (p *Parser) closeContainer(f *parseFrame, depth int) Value {
 	case depth == 0:
 		items = make([]Member, len(members))
 	default:
-		items = p.slabs[min(depth, slabDepths)-1].carve(len(members))
+		items = p.carve(min(depth, slabDepths)-1, len(members))
 	}
 	copy(items, members)
 	clear(members) // drop references so the GC can free them
@@ -341,15 +346,25 @@ type slab struct {
 	next int // size of the next block (grows to maxSlab)
 }
 
-// carve returns a list of n members (len = cap = n) from the block.
-func (s *slab) carve(n int) []Member {
+// carve returns a list of n members (len = cap = n) from the block for
+// depth d.
+func (p *Parser) carve(d, n int) []Member {
+	s := &p.slabs[d]
 	if n > len(s.free) {
-		size := s.next
-		if n > size/4 {
-			return make([]Member, n)
+		if p.pool != nil {
+			if n > poolBlock/4 {
+				return make([]Member, n)
+			}
+			s.free = p.pool.get()
+			p.taken.blocks = append(p.taken.blocks, s.free)
+		} else {
+			size := s.next
+			if n > size/4 {
+				return make([]Member, n)
+			}
+			s.free = make([]Member, size)
+			s.next = min(2*size, maxSlab)
 		}
-		s.free = make([]Member, size)
-		s.next = min(2*size, maxSlab)
 	}
 	items := s.free[:n:n]
 	s.free = s.free[n:]

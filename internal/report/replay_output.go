@@ -62,7 +62,14 @@ func (o *ReplayOutput) Begin(_ int, whole bool) error {
 
 // Segment queues a segment's messages for the spool.
 func (o *ReplayOutput) Segment(_ int, msgs []hygiene.Message) error {
-	o.writer.write(msgs)
+	o.writer.write(msgs, nil)
+	return nil
+}
+
+// SegmentRelease is Segment, and calls release once the messages are
+// spooled: the output keeps nothing of them.
+func (o *ReplayOutput) SegmentRelease(_ int, msgs []hygiene.Message, release func()) error {
+	o.writer.write(msgs, release)
 	return nil
 }
 
@@ -124,7 +131,7 @@ func (o *ReplayOutput) printSpooled(r *hygiene.Run, contextLen int) error {
 // batchWriter writes batches of replayed messages on a goroutine of its
 // own.
 type batchWriter struct {
-	batches chan []hygiene.Message
+	batches chan batch
 	// free holds lists the writer is done with, for write to copy the next
 	// batches into: a long replay reuses a few lists instead of making one
 	// per segment.
@@ -133,15 +140,19 @@ type batchWriter struct {
 }
 
 func startBatchWriter(w io.Writer, m *ReplayMessages) *batchWriter {
-	b := &batchWriter{batches: make(chan []hygiene.Message, 1), free: make(chan []hygiene.Message, 2),
+	b := &batchWriter{batches: make(chan batch, 1), free: make(chan []hygiene.Message, 2),
 		done: make(chan error, 1)}
 	go func() {
 		var err error
-		for msgs := range b.batches {
+		for bt := range b.batches {
+			msgs := bt.msgs
 			if err == nil {
 				err = m.Write(w, msgs)
 			}
 			clear(msgs) // let the messages go
+			if bt.release != nil {
+				bt.release()
+			}
 			select {
 			case b.free <- msgs[:0]:
 			default:
@@ -152,14 +163,22 @@ func startBatchWriter(w io.Writer, m *ReplayMessages) *batchWriter {
 	return b
 }
 
-// write queues a copy of the list (the replay reuses its room).
-func (b *batchWriter) write(msgs []hygiene.Message) {
+// batch is a list of messages to write, and the function to call once
+// they are written (nil: none).
+type batch struct {
+	msgs    []hygiene.Message
+	release func()
+}
+
+// write queues a copy of the list (the replay reuses its room); release,
+// when not nil, is called once it is written.
+func (b *batchWriter) write(msgs []hygiene.Message, release func()) {
 	var list []hygiene.Message
 	select {
 	case list = <-b.free:
 	default:
 	}
-	b.batches <- append(list, msgs...)
+	b.batches <- batch{msgs: append(list, msgs...), release: release}
 }
 
 // close waits for the queued batches and returns the first write error.

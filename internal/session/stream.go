@@ -20,18 +20,46 @@ type ContextStream struct {
 	chunks chan streamChunk
 	stop   chan struct{}
 	closed sync.Once
+
+	// pool holds the member blocks of released chunks for the producer's
+	// parser to carve from again.
+	pool jsonl.BlockPool
+	// held are the blocks of the chunks Next returned and Release has not
+	// let go, oldest first (only after KeepForRelease).
+	mu        sync.Mutex
+	releasing bool
+	held      []heldChunk
+	returned  int // messages Next has returned
 }
 
 // streamChunk is one chunk of messages, or the error that ends the stream.
+// blocks are the member blocks the chunk's values were carved from.
 type streamChunk struct {
-	msgs []ContextMessage
-	err  error
+	msgs   []ContextMessage
+	blocks jsonl.Blocks
+	err    error
+}
+
+// heldChunk is a returned chunk's blocks and the count of messages Next
+// had returned once it returned the chunk.
+type heldChunk struct {
+	end    int
+	blocks jsonl.Blocks
 }
 
 // streamChunkBytes is about how many line bytes one chunk of the stream
 // parses: large enough that the hand-over between goroutines costs nothing,
 // small enough that a few chunks in flight stay small next to the file.
 var streamChunkBytes int64 = 1 << 20 // a variable for tests
+
+// SetStreamChunkBytes sets about how many line bytes a chunk of the streams
+// opened from now on parses, for tests that need many chunks of a small
+// session, and returns the function that restores the previous size.
+func SetStreamChunkBytes(n int64) (restore func()) {
+	prev := streamChunkBytes
+	streamChunkBytes = n
+	return func() { streamChunkBytes = prev }
+}
 
 // OpenContext loads a transcript from r and opens a stream of its active
 // branch's context. Like ReadContext it reads r twice: the envelopes first,
@@ -66,7 +94,45 @@ func (s *ContextStream) Next() ([]ContextMessage, error) {
 	if !ok {
 		return nil, io.EOF
 	}
+	s.mu.Lock()
+	s.returned += len(c.msgs)
+	if s.releasing {
+		s.held = append(s.held, heldChunk{end: s.returned, blocks: c.blocks})
+	}
+	s.mu.Unlock()
 	return c.msgs, c.err
+}
+
+// KeepForRelease makes the stream keep the memory of the chunks Next
+// returns from now on until Release lets it go, then reuse it for the
+// messages it has yet to parse. Without it (or without Release) the
+// messages' memory is the collector's, as any value's. Call it before the
+// first Next.
+func (s *ContextStream) KeepForRelease() {
+	s.mu.Lock()
+	s.releasing = true
+	s.mu.Unlock()
+}
+
+// Release tells the stream that the first n messages Next returned (the
+// head, if any, included) and everything reached through their values are
+// no longer in use, by the caller or anything it handed them to: the
+// stream may overwrite them. Only whole chunks are let go, so the messages
+// from n on stay valid. Release may be called from any goroutine, also
+// after Close; a Release of fewer messages than an earlier one does
+// nothing.
+func (s *ContextStream) Release(n int) {
+	s.mu.Lock()
+	k := 0
+	for k < len(s.held) && s.held[k].end <= n {
+		k++
+	}
+	done := s.held[:k:k]
+	s.held = s.held[k:]
+	s.mu.Unlock()
+	for _, c := range done {
+		s.pool.Put(c.blocks)
+	}
 }
 
 // Close stops the stream early. It may be called at any time, more than
@@ -96,6 +162,7 @@ func (s *ContextStream) produce(b *contextBuilder, r io.ReaderAt, w contextWindo
 	}
 	n := len(b.nodes)
 	var p parsePart
+	p.st.p.UsePool(&s.pool)
 	for start := w.start; start < n; {
 		end := b.chunkEnd(start)
 		if err := p.parse(b, r, start, end); err != nil {
@@ -111,7 +178,9 @@ func (s *ContextStream) produce(b *contextBuilder, r io.ReaderAt, w contextWindo
 			}
 			b.vals[i] = jsonl.Value{} // the message holds what it needs
 		}
-		if len(msgs) > 0 && !send(streamChunk{msgs: msgs}) {
+		// A chunk without messages keeps its blocks for the next one (the
+		// values parsed for it are dropped).
+		if len(msgs) > 0 && !send(streamChunk{msgs: msgs, blocks: p.st.p.TakeBlocks()}) {
 			return
 		}
 		start = end
