@@ -48,21 +48,24 @@ func replayAfterPrefix(r *Run, msgs []Message) ([]Message, error) {
 // steps 11–18. The runs of a segmented replay may share step 10
 // (shared_ids.go) and the stages of steps 11–18 (shared_tail.go).
 func replayAfterIDs(r *Run, msgs []Message) ([]Message, error) {
-	return replayTail(r, msgs, nil)
+	return replayTail(r, msgs, false, nil)
 }
 
 // replayTail runs steps 11–18 stage by stage (tailStages), each through
-// share (nil: no sharing).
-func replayTail(r *Run, msgs []Message, share *tailShare) ([]Message, error) {
+// share (nil: no sharing). borrowed reports a list msgs that other runs
+// share (shared_ids.go): the first stage, which writes into its list,
+// then works on a copy.
+func replayTail(r *Run, msgs []Message, borrowed bool, share *tailShare) ([]Message, error) {
 	for i := range tailStages {
 		st := &tailStages[i]
 		if !st.applies(r) {
 			continue
 		}
 		var err error
-		if msgs, err = share.run(r, st, msgs); err != nil {
+		if msgs, err = share.run(r, st, msgs, borrowed); err != nil {
 			return nil, err
 		}
+		borrowed = false // the later stages write into no list
 	}
 	return msgs, nil
 }

@@ -14,8 +14,9 @@ import (
 // values they do not change, so equal lists hold equal values. Runs whose
 // id state has been one since the first segment and whose step-10 input is
 // the same list of values make the same output, changes and id state: the
-// first of them runs the step, the others take its output (a copy of the
-// list), its changes, its hazard and its id state (the same resolver). A
+// first of them runs the step, the others take its output (the same list,
+// which the first stage after the step copies before it writes into it:
+// borrowed), its changes, its hazard and its id state (the same resolver). A
 // run whose input, or hazard, differs from its twins' in a segment parts
 // from them for good, with a copy of the id state as it stood before the
 // segment.
@@ -60,7 +61,7 @@ type idRewrites struct {
 
 // idLead is what a run that ran step 10 leaves its twins still to come.
 type idLead struct {
-	in, out   []Message // the step's input and output (lists of their own)
+	in, out   []Message // the step's input and output (which no step writes into)
 	res       *toolIDResolver
 	changes   []Change
 	steps     []int
@@ -80,18 +81,20 @@ func newIDRewrites(runs []*Run, active []int) *idRewrites {
 }
 
 // rewrite runs step 10 for r, which has reached it with msgs, or gives r
-// the output of a twin that ran it with the same messages.
-func (s *idRewrites) rewrite(r *Run, msgs []Message) []Message {
+// the output of a twin that ran it with the same messages. borrowed
+// reports an output list that twins share: whatever writes into it must
+// copy it first.
+func (s *idRewrites) rewrite(r *Run, msgs []Message) (out []Message, borrowed bool) {
 	r.at(10)
 	key, ok := idKeyOf(r)
 	if !ok {
-		return rewriteToolCallIDs(r, msgs)
+		return rewriteToolCallIDs(r, msgs), false
 	}
 	t := idKind{key, r.seg.resolver}
 	s.waiting[t]--
 	if r.seg.hazard != "" {
 		s.part(r, t)
-		return rewriteToolCallIDs(r, msgs)
+		return rewriteToolCallIDs(r, msgs), false
 	}
 	for _, l := range s.leads[t] {
 		if sameMessages(l.in, msgs) {
@@ -102,7 +105,7 @@ func (s *idRewrites) rewrite(r *Run, msgs []Message) []Message {
 			if l.hazard != "" {
 				r.seg.failAt(l.hazard, l.hazardCut)
 			}
-			return slices.Clone(l.out)
+			return l.out, true
 		}
 	}
 	if len(s.leads[t]) > 0 {
@@ -111,13 +114,16 @@ func (s *idRewrites) rewrite(r *Run, msgs []Message) []Message {
 		s.before[t.res] = t.res.used.clone()
 	}
 	logged := len(r.Changes)
-	out := rewriteToolCallIDs(r, msgs)
-	if s.waiting[t] > 0 {
-		s.leads[t] = append(s.leads[t], &idLead{in: slices.Clone(msgs), out: slices.Clone(out), res: r.seg.resolver,
-			changes: slices.Clone(r.Changes[logged:]), steps: slices.Clone(r.changeSteps[logged:]),
-			hazard: r.seg.hazard, hazardCut: r.seg.hazardCut})
+	out = rewriteToolCallIDs(r, msgs)
+	if s.waiting[t] <= 0 {
+		return out, false
 	}
-	return out
+	// The step writes into neither list, nor does any step after it
+	// without copying a borrowed one.
+	s.leads[t] = append(s.leads[t], &idLead{in: msgs, out: out, res: r.seg.resolver,
+		changes: slices.Clone(r.Changes[logged:]), steps: slices.Clone(r.changeSteps[logged:]),
+		hazard: r.seg.hazard, hazardCut: r.seg.hazardCut})
+	return out, true
 }
 
 // part gives r an id state of its own: a copy of the one it shared with

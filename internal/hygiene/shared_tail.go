@@ -93,11 +93,18 @@ func (s *tailShare) retire(key tailKey) {
 }
 
 // run runs stage st for r, which has reached it with msgs, or gives r the
-// output of a run that ran it with the same key and messages. A nil s
-// shares nothing.
-func (s *tailShare) run(r *Run, st *tailStage, msgs []Message) ([]Message, error) {
+// output of a run that ran it with the same key and messages. borrowed
+// reports a list msgs that other runs share (idRewrites.rewrite): a stage
+// that writes into its list then runs on a copy. A nil s shares nothing.
+func (s *tailShare) run(r *Run, st *tailStage, msgs []Message, borrowed bool) ([]Message, error) {
+	own := func() []Message {
+		if borrowed && st.writesList {
+			return slices.Clone(msgs)
+		}
+		return msgs
+	}
 	if s == nil || r.CountOnly || r.seg == nil {
-		return st.run(r, msgs)
+		return st.run(r, own())
 	}
 	key := st.key(r)
 	s.waiting[key]--
@@ -105,7 +112,7 @@ func (s *tailShare) run(r *Run, st *tailStage, msgs []Message) ([]Message, error
 		defer s.retire(key)
 	}
 	if r.seg.hazard != "" {
-		return st.run(r, msgs)
+		return st.run(r, own())
 	}
 	for _, l := range s.leads[key] {
 		if sameMessages(l.in, msgs) {
@@ -122,17 +129,21 @@ func (s *tailShare) run(r *Run, st *tailStage, msgs []Message) ([]Message, error
 	who := tailRunStage{r, key.stage}
 	if s.futile[who] > 0 {
 		s.futile[who]--
-		return st.run(r, msgs)
+		return st.run(r, own())
 	}
 	if s.waiting[key] <= 0 {
-		return st.run(r, msgs)
+		return st.run(r, own())
 	}
-	in := msgs
-	if st.writesList {
-		in = slices.Clone(msgs)
+	in, work := msgs, msgs
+	if st.writesList { // keep the input as it is: one of the two lists is a copy
+		if borrowed {
+			work = slices.Clone(msgs)
+		} else {
+			in = slices.Clone(msgs)
+		}
 	}
 	logged := len(r.Changes)
-	out, err := st.run(r, msgs)
+	out, err := st.run(r, work)
 	s.leads[key] = append(s.leads[key], &tailLead{who: who, in: in, out: out,
 		changes: slices.Clone(r.Changes[logged:]), steps: slices.Clone(r.changeSteps[logged:]),
 		hazard: r.seg.hazard, hazardCut: r.seg.hazardCut, err: err})
