@@ -80,21 +80,25 @@ func newIDRewrites(runs []*Run, active []int) *idRewrites {
 	return s
 }
 
-// rewrite runs step 10 for r, which has reached it with msgs, or gives r
-// the output of a twin that ran it with the same messages. borrowed
-// reports an output list that twins share: whatever writes into it must
-// copy it first.
-func (s *idRewrites) rewrite(r *Run, msgs []Message) (out []Message, borrowed bool) {
+// rewrite runs step 10 for r, which has reached it with msgs (borrowed: a
+// list other runs share), or gives r the output of a twin that ran it with
+// the same messages. shared reports an output list that other runs share:
+// whatever writes into it must copy it first.
+func (s *idRewrites) rewrite(r *Run, msgs []Message, borrowed bool) (out []Message, shared bool) {
 	r.at(10)
+	alone := func() ([]Message, bool) {
+		out := rewriteToolCallIDs(r, msgs) // msgs itself when it changes nothing
+		return out, borrowed && sameList(out, msgs)
+	}
 	key, ok := idKeyOf(r)
 	if !ok {
-		return rewriteToolCallIDs(r, msgs), false
+		return alone()
 	}
 	t := idKind{key, r.seg.resolver}
 	s.waiting[t]--
 	if r.seg.hazard != "" {
 		s.part(r, t)
-		return rewriteToolCallIDs(r, msgs), false
+		return alone()
 	}
 	for _, l := range s.leads[t] {
 		if sameMessages(l.in, msgs) {
@@ -113,11 +117,11 @@ func (s *idRewrites) rewrite(r *Run, msgs []Message) (out []Message, borrowed bo
 	} else if t.res != nil && s.waiting[t] > 0 {
 		s.before[t.res] = t.res.used.clone()
 	}
+	if s.waiting[t] <= 0 {
+		return alone()
+	}
 	logged := len(r.Changes)
 	out = rewriteToolCallIDs(r, msgs)
-	if s.waiting[t] <= 0 {
-		return out, false
-	}
 	// The step writes into neither list, nor does any step after it
 	// without copying a borrowed one.
 	s.leads[t] = append(s.leads[t], &idLead{in: msgs, out: out, res: r.seg.resolver,
@@ -139,6 +143,11 @@ func (s *idRewrites) part(r *Run, t idKind) {
 	c.used = c.used.clone()
 	c.raw, c.pending = map[string]rawIDState{}, map[string][]string{}
 	r.seg.resolver = &c
+}
+
+// sameList reports whether a and b are the same list (the same room).
+func sameList(a, b []Message) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // sameMessages reports whether a and b hold the same messages: the same

@@ -151,8 +151,8 @@ func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, tail *tail
 	}
 	ids := newIDRewrites(runs, active)
 	tail.begin(runs, active)
-	return sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
-		out, borrowed := ids.rewrite(runs[k], msgs)
+	return sharePrefix(runs, active, msgs, func(k int, msgs []Message, borrowed bool) error {
+		out, borrowed := ids.rewrite(runs[k], msgs, borrowed)
 		return finishRun(runs, errs, k, out, borrowed, tail, emit, changes)
 	})
 }
