@@ -1,6 +1,8 @@
 package hygiene
 
 import (
+	"slices"
+
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
@@ -48,40 +50,45 @@ func replayAfterPrefix(r *Run, msgs []Message) ([]Message, error) {
 // steps 11–18. The runs of a segmented replay may share step 10
 // (shared_ids.go) and the stages of steps 11–18 (shared_tail.go).
 func replayAfterIDs(r *Run, msgs []Message) ([]Message, error) {
-	return replayTail(r, msgs, false, nil)
+	return replayTail(r, msgs, nil)
 }
 
 // replayTail runs steps 11–18 stage by stage (tailStages), each through
-// share (nil: no sharing). borrowed reports a list msgs that other runs
-// share (shared_ids.go): the first stage, which writes into its list,
-// then works on a copy.
-func replayTail(r *Run, msgs []Message, borrowed bool, share *tailShare) ([]Message, error) {
+// share (nil: no sharing).
+func replayTail(r *Run, msgs []Message, share *tailShare) ([]Message, error) {
 	for i := range tailStages {
 		st := &tailStages[i]
 		if !st.applies(r) {
 			continue
 		}
 		var err error
-		if msgs, err = share.run(r, st, msgs, borrowed); err != nil {
+		if msgs, err = share.run(r, st, msgs); err != nil {
 			return nil, err
 		}
-		borrowed = false // the later stages write into no list
 	}
 	return msgs, nil
 }
 
+// listToWrite is out, or a copy of given when out is given itself: the
+// steps from step 10 on never write into the list they are given (the runs
+// of a segmented replay share lists: shared_ids.go, shared_tail.go), but
+// into a copy, made when a message first changes.
+func listToWrite(out, given []Message) []Message {
+	if sameList(out, given) {
+		return slices.Clone(given)
+	}
+	return out
+}
+
 // tailStage is a part of steps 11–18 that the runs of a segmented replay
 // may share: applies reports whether it does anything for r, key is what
-// it reads of r besides the messages (tailShare), run runs it. Only the
-// first stage (steps 11–13) writes into the list it is given (a message it
-// changes is replaced there); the later ones make a list of their own
-// when they change one, and never write into the one they are given:
+// it reads of r besides the messages (tailShare), run runs it. No stage
+// writes into the list it is given (listToWrite):
 // TestStepsLeaveTheirInput holds them to it.
 type tailStage struct {
-	applies    func(r *Run) bool
-	key        func(r *Run) tailKey
-	run        func(r *Run, msgs []Message) ([]Message, error)
-	writesList bool
+	applies func(r *Run) bool
+	key     func(r *Run) tailKey
+	run     func(r *Run, msgs []Message) ([]Message, error)
 }
 
 // tailKey is what a stage of steps 11–18 reads of a run: two runs with one
@@ -105,7 +112,6 @@ var tailStages = []tailStage{
 		run: func(r *Run, msgs []Message) ([]Message, error) {
 			return runSteps(r, msgs, rewriteSteps), nil
 		},
-		writesList: true,
 	},
 	{ // 14: the Responses family's second pairing pass and invariant
 		applies: func(r *Run) bool { return isResponsesAPI(r.Target.ModelAPI) },

@@ -14,9 +14,9 @@ import (
 // values they do not change, so equal lists hold equal values. Runs whose
 // id state has been one since the first segment and whose step-10 input is
 // the same list of values make the same output, changes and id state: the
-// first of them runs the step, the others take its output (the same list,
-// which the first stage after the step copies before it writes into it:
-// borrowed), its changes, its hazard and its id state (the same resolver). A
+// first of them runs the step, the others take its output (the same list:
+// no step from step 10 on writes into the list it is given, listToWrite),
+// its changes, its hazard and its id state (the same resolver). A
 // run whose input, or hazard, differs from its twins' in a segment parts
 // from them for good, with a copy of the id state as it stood before the
 // segment.
@@ -80,25 +80,19 @@ func newIDRewrites(runs []*Run, active []int) *idRewrites {
 	return s
 }
 
-// rewrite runs step 10 for r, which has reached it with msgs (borrowed: a
-// list other runs share), or gives r the output of a twin that ran it with
-// the same messages. shared reports an output list that other runs share:
-// whatever writes into it must copy it first.
-func (s *idRewrites) rewrite(r *Run, msgs []Message, borrowed bool) (out []Message, shared bool) {
+// rewrite runs step 10 for r, which has reached it with msgs, or gives r
+// the output of a twin that ran it with the same messages.
+func (s *idRewrites) rewrite(r *Run, msgs []Message) []Message {
 	r.at(10)
-	alone := func() ([]Message, bool) {
-		out := rewriteToolCallIDs(r, msgs) // msgs itself when it changes nothing
-		return out, borrowed && sameList(out, msgs)
-	}
 	key, ok := idKeyOf(r)
 	if !ok {
-		return alone()
+		return rewriteToolCallIDs(r, msgs)
 	}
 	t := idKind{key, r.seg.resolver}
 	s.waiting[t]--
 	if r.seg.hazard != "" {
 		s.part(r, t)
-		return alone()
+		return rewriteToolCallIDs(r, msgs)
 	}
 	for _, l := range s.leads[t] {
 		if sameMessages(l.in, msgs) {
@@ -109,7 +103,7 @@ func (s *idRewrites) rewrite(r *Run, msgs []Message, borrowed bool) (out []Messa
 			if l.hazard != "" {
 				r.seg.failAt(l.hazard, l.hazardCut)
 			}
-			return l.out, true
+			return l.out
 		}
 	}
 	if len(s.leads[t]) > 0 {
@@ -117,17 +111,16 @@ func (s *idRewrites) rewrite(r *Run, msgs []Message, borrowed bool) (out []Messa
 	} else if t.res != nil && s.waiting[t] > 0 {
 		s.before[t.res] = t.res.used.clone()
 	}
-	if s.waiting[t] <= 0 {
-		return alone()
-	}
 	logged := len(r.Changes)
-	out = rewriteToolCallIDs(r, msgs)
-	// The step writes into neither list, nor does any step after it
-	// without copying a borrowed one.
+	out := rewriteToolCallIDs(r, msgs)
+	if s.waiting[t] <= 0 {
+		return out
+	}
+	// No step writes into either list.
 	s.leads[t] = append(s.leads[t], &idLead{in: msgs, out: out, res: r.seg.resolver,
 		changes: slices.Clone(r.Changes[logged:]), steps: slices.Clone(r.changeSteps[logged:]),
 		hazard: r.seg.hazard, hazardCut: r.seg.hazardCut})
-	return out, true
+	return out
 }
 
 // part gives r an id state of its own: a copy of the one it shared with

@@ -93,18 +93,11 @@ func (s *tailShare) retire(key tailKey) {
 }
 
 // run runs stage st for r, which has reached it with msgs, or gives r the
-// output of a run that ran it with the same key and messages. borrowed
-// reports a list msgs that other runs share (idRewrites.rewrite): a stage
-// that writes into its list then runs on a copy. A nil s shares nothing.
-func (s *tailShare) run(r *Run, st *tailStage, msgs []Message, borrowed bool) ([]Message, error) {
-	own := func() []Message {
-		if borrowed && st.writesList {
-			return slices.Clone(msgs)
-		}
-		return msgs
-	}
+// output of a run that ran it with the same key and messages. A nil s
+// shares nothing.
+func (s *tailShare) run(r *Run, st *tailStage, msgs []Message) ([]Message, error) {
 	if s == nil || r.CountOnly || r.seg == nil {
-		return st.run(r, own())
+		return st.run(r, msgs)
 	}
 	key := st.key(r)
 	s.waiting[key]--
@@ -112,7 +105,7 @@ func (s *tailShare) run(r *Run, st *tailStage, msgs []Message, borrowed bool) ([
 		defer s.retire(key)
 	}
 	if r.seg.hazard != "" {
-		return st.run(r, own())
+		return st.run(r, msgs)
 	}
 	for _, l := range s.leads[key] {
 		if sameMessages(l.in, msgs) {
@@ -129,22 +122,14 @@ func (s *tailShare) run(r *Run, st *tailStage, msgs []Message, borrowed bool) ([
 	who := tailRunStage{r, key.stage}
 	if s.futile[who] > 0 {
 		s.futile[who]--
-		return st.run(r, own())
+		return st.run(r, msgs)
 	}
 	if s.waiting[key] <= 0 {
-		return st.run(r, own())
-	}
-	in, work := msgs, msgs
-	if st.writesList { // keep the input as it is: one of the two lists is a copy
-		if borrowed {
-			work = slices.Clone(msgs)
-		} else {
-			in = slices.Clone(msgs)
-		}
+		return st.run(r, msgs)
 	}
 	logged := len(r.Changes)
-	out, err := st.run(r, work)
-	s.leads[key] = append(s.leads[key], &tailLead{who: who, in: in, out: out,
+	out, err := st.run(r, msgs)
+	s.leads[key] = append(s.leads[key], &tailLead{who: who, in: msgs, out: out,
 		changes: slices.Clone(r.Changes[logged:]), steps: slices.Clone(r.changeSteps[logged:]),
 		hazard: r.seg.hazard, hazardCut: r.seg.hazardCut, err: err})
 	return out, err

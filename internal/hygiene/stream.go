@@ -151,18 +151,17 @@ func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, tail *tail
 	}
 	ids := newIDRewrites(runs, active)
 	tail.begin(runs, active)
-	return sharePrefix(runs, active, msgs, func(k int, msgs []Message, borrowed bool) error {
-		out, borrowed := ids.rewrite(runs[k], msgs, borrowed)
-		return finishRun(runs, errs, k, out, borrowed, tail, emit, changes)
+	return sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
+		return finishRun(runs, errs, k, ids.rewrite(runs[k], msgs), tail, emit, changes)
 	})
 }
 
 // finishRun replays steps 11–18 of one segment for run k, which has been
-// through the steps before (msgs; borrowed: a list other runs share), sharing
-// what tail allows, and hands the output and changes on.
-func finishRun(runs []*Run, errs []error, k int, msgs []Message, borrowed bool, tail *tailShare, emit func(k int, msgs []Message) error, changes changeSink) error {
+// through the steps before (msgs), sharing what tail allows, and hands the
+// output and changes on.
+func finishRun(runs []*Run, errs []error, k int, msgs []Message, tail *tailShare, emit func(k int, msgs []Message) error, changes changeSink) error {
 	r := runs[k]
-	out, err := r.finishSegment(msgs, borrowed, tail)
+	out, err := r.finishSegment(msgs, tail)
 	if err != nil {
 		errs[k] = err
 		return nil
@@ -340,12 +339,12 @@ func newSegment(ids *idTable) *segment {
 }
 
 // finishSegment replays one segment after the tool-call id rewrite (step
-// 10), which msgs has been through (borrowed: a list other runs share),
-// sharing what tail allows, and checks that the cut held.
-func (r *Run) finishSegment(msgs []Message, borrowed bool, tail *tailShare) ([]Message, error) {
+// 10), which msgs has been through, sharing what tail allows, and checks
+// that the cut held.
+func (r *Run) finishSegment(msgs []Message, tail *tailShare) ([]Message, error) {
 	s := r.seg
 	last := s.last
-	out, err := replayTail(r, msgs, borrowed, tail)
+	out, err := replayTail(r, msgs, tail)
 	if err != nil {
 		// The whole-list replay records every step's changes over the
 		// whole history before it refuses: let it report the refusal.
