@@ -30,11 +30,14 @@ import "slices"
 // stage again unless a run takes them: a run that led a stage in a
 // segment without any run taking its output keeps nothing the next
 // segment, nor the one after, but every seventh (the runs take the same
-// paths through the steps from segment to segment, though not always).
+// paths through the steps from segment to segment, though not always);
+// one whose output was taken lets it go, the next segment, once as many
+// runs have taken it as did before.
 type tailShare struct {
 	waiting map[tailKey]int         // the runs of each key still to reach its stage
 	leads   map[tailKey][]*tailLead // the runs that ran a stage, by key
 	futile  map[tailRunStage]int    // by run and stage: the segments to lead without keeping anything
+	takers  map[tailRunStage]int    // by run and stage: how many runs took what it kept the last time
 }
 
 // tailRunStage is a run at a stage of steps 11–18.
@@ -56,11 +59,12 @@ type tailLead struct {
 	hazard    string
 	hazardCut int
 	err       error
-	taken     bool
+	takers    int // how many runs took it
 }
 
 func newTailShare() *tailShare {
-	return &tailShare{waiting: map[tailKey]int{}, leads: map[tailKey][]*tailLead{}, futile: map[tailRunStage]int{}}
+	return &tailShare{waiting: map[tailKey]int{}, leads: map[tailKey][]*tailLead{}, futile: map[tailRunStage]int{},
+		takers: map[tailRunStage]int{}}
 }
 
 // begin prepares the stages of a segment for the runs of active.
@@ -82,12 +86,14 @@ func (s *tailShare) begin(runs []*Run, active []int) {
 	}
 }
 
-// retire lets go of the leads of key, noting which were futile.
+// retire lets go of the leads of key, noting which were futile and how
+// many runs took the others'.
 func (s *tailShare) retire(key tailKey) {
 	for _, l := range s.leads[key] {
-		if !l.taken {
+		if l.takers == 0 {
 			s.futile[l.who] = futileLeads
 		}
+		s.takers[l.who] = l.takers
 	}
 	delete(s.leads, key)
 }
@@ -107,7 +113,7 @@ func (s *tailShare) run(r *Run, st *tailStage, msgs []Message) ([]Message, error
 	if r.seg.hazard != "" {
 		return st.run(r, msgs)
 	}
-	for _, l := range s.leads[key] {
+	for i, l := range s.leads[key] {
 		if sameMessages(l.in, msgs) {
 			for i := range l.changes {
 				r.addChangeAt(l.changes[i], l.steps[i])
@@ -115,7 +121,9 @@ func (s *tailShare) run(r *Run, st *tailStage, msgs []Message) ([]Message, error
 			if l.hazard != "" {
 				r.seg.failAt(l.hazard, l.hazardCut)
 			}
-			l.taken = true
+			if l.takers++; l.takers == s.takers[l.who] { // the last run to take it, as before
+				s.leads[key] = slices.Delete(s.leads[key], i, i+1)
+			}
 			return l.out, l.err
 		}
 	}
