@@ -16,10 +16,12 @@
 //     ([repair.Envelope]); an ordered pass
 //     applies the classifier's file state, the navigation tree (duplicate
 //     ids, missing parents, the cut active branch) and the tool-call
-//     pairing. Lines are read once into batches of about 1 MiB
-//     ([jsonl.RunBatches]). Memory is bounded by a few batches, the
-//     longest line, and the ids the tree and the pairing keep; never by the
-//     file. The findings are held until the end of the file (they are
+//     pairing. Lines are read once, in batches of 512 KiB ([jsonl.RunBatches]);
+//     a regular file through a read-only mapping, without copies (a file
+//     truncated meanwhile is an [Unreadable] finding, not a crash). Memory
+//     is bounded by a few batches, the longest line, and what the tree and
+//     the pairing keep per entry (about 40 bytes with 8-byte ids); never by
+//     the file. The findings are held until the end of the file (they are
 //     sorted there), unless [Options.SpillAbove] bounds them: past it they
 //     wait in an unlinked temp file in sorted runs, merged back in the same
 //     order by [Result.All].

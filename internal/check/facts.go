@@ -20,11 +20,13 @@ type facts struct {
 	valid  bool // JSON.parse accepts the line
 	bom    bool // the line starts with a UTF-8 byte order mark
 	node   session.Node
+	idHash uint64 // session.HashID(node.ID), computed by the worker
 
-	isMessage bool
-	role      role
-	resultID  string // toolResult: trimmed toolCallId
-	aliasKey  string // toolResult without toolCallId: the alias field holding its id
+	isMessage  bool
+	role       role
+	resultID   string // toolResult: trimmed toolCallId
+	resultHash uint64 // idHash(resultID)
+	aliasKey   string // toolResult without toolCallId: the alias field holding its id
 
 	calls    span // tool calls of an assistant, in lineFacts.calls
 	images   span // images over a limit (or over the many-image side), in lineFacts.images
@@ -51,6 +53,7 @@ const (
 // callFact is one tool-call block of an assistant turn.
 type callFact struct {
 	id, name     string
+	hash         uint64 // idHash(id)
 	block        int
 	missingInput bool // neither a non-null arguments nor a non-null input
 }
@@ -106,6 +109,7 @@ func (x *extractor) extract(l jsonl.Line, e *repair.Envelope, f *facts, o *lineF
 	}
 	f.valid = true
 	f.node = navNode(e, l.Num)
+	f.idHash = session.HashID(f.node.ID)
 	if !e.Object || !e.Type.StrEquals("message") || !e.Message.IsObject() {
 		return
 	}
@@ -117,6 +121,7 @@ func (x *extractor) extract(l jsonl.Line, e *repair.Envelope, f *facts, o *lineF
 		x.assistant(msg, f, o)
 	case roleToolResult:
 		f.resultID, f.aliasKey = resultID(msg)
+		f.resultHash = idHash(f.resultID)
 	}
 	if x.sizes && (f.role == roleUser || f.role == roleToolResult) {
 		x.images(msg, f, o)
@@ -160,7 +165,7 @@ func (x *extractor) assistant(msg *repair.Message, f *facts, o *lineFacts) {
 				continue
 			}
 			in, args := blk.Input, blk.Arguments
-			o.calls = append(o.calls, callFact{id: id, name: blk.Name.StrOr(""), block: blk.Index,
+			o.calls = append(o.calls, callFact{id: id, hash: idHash(id), name: blk.Name.StrOr(""), block: blk.Index,
 				missingInput: (!in.Exists() || in.IsNull()) && (!args.Exists() || args.IsNull())})
 		case signedAPI && session.IsThinkingType(typ) && !signed(blk, typ):
 			f.unsigned++

@@ -42,6 +42,7 @@ func referenceFacts(l jsonl.Line) lineView {
 	}
 	f.valid = true
 	f.node = referenceNode(&v, l.Num)
+	f.idHash = session.HashID(f.node.ID)
 	msg := v.Get("message")
 	if !v.IsObject() || !v.Get("type").IsString() || v.Get("type").StrOr("") != "message" || !msg.IsObject() {
 		return lineView{F: f}
@@ -85,7 +86,7 @@ func referenceFacts(l jsonl.Line) lineView {
 					continue
 				}
 				in, args := b.Get("input"), b.Get("arguments")
-				out.Calls = append(out.Calls, callFact{id: id, name: b.Get("name").StrOr(""), block: i,
+				out.Calls = append(out.Calls, callFact{id: id, hash: idHash(id), name: b.Get("name").StrOr(""), block: i,
 					missingInput: (in == nil || in.IsNull()) && (args == nil || args.IsNull())})
 			case signedAPI && session.IsThinkingType(typ) && !referenceSigned(b, typ):
 				f.unsigned++
@@ -103,6 +104,9 @@ func referenceFacts(l jsonl.Line) lineView {
 				break
 			}
 		}
+	}
+	if f.role == roleToolResult {
+		f.resultHash = idHash(f.resultID)
 	}
 	if f.role == roleUser || f.role == roleToolResult {
 		x := &extractor{maxDim: 1200}
@@ -256,4 +260,34 @@ func FuzzFacts(f *testing.F) {
 		}
 		checkFacts(t, jsonl.Line{Num: 1, Bytes: line, Newline: true, Blank: jsonl.IsBlank(line)})
 	})
+}
+
+// TestIDTable: the pairing's table answers as a map would, through growth
+// and reserve, a hash of 0 included.
+func TestIDTable(t *testing.T) {
+	for _, reserve := range []int{0, 100, 5000} {
+		var x idTable
+		x.init(0)
+		want := map[uint64]idLines{}
+		for i := range 5000 {
+			if i == 50 {
+				x.reserve(reserve)
+			}
+			h := uint64(i%1700) * 0x9E3779B97F4A7C15 // repeats, and 0 first
+			l := x.at(h)
+			w := want[h]
+			if *l != w {
+				t.Fatalf("reserve %d, step %d: hash %#x has %+v, want %+v", reserve, i, h, *l, w)
+			}
+			if i%2 == 0 {
+				l.call = int32(i + 1)
+			} else {
+				l.answered = int32(i + 1)
+			}
+			want[h] = *l
+		}
+		if x.used != len(want) {
+			t.Errorf("reserve %d: %d ids, want %d", reserve, x.used, len(want))
+		}
+	}
 }

@@ -28,7 +28,7 @@ type pairing struct {
 	// instead of the id itself) to the line of its first assistant and of
 	// its latest result. A collision could only change the wording of a
 	// finding.
-	seen map[uint64]idLines
+	seen idTable
 	// missing are the calls left without a result, reported at the end
 	// unless fix inserts their result (code-mode calls).
 	missing []missingCall
@@ -51,21 +51,12 @@ type missingCall struct {
 type idLines struct{ call, answered int32 }
 
 func (pr *pairing) init() {
-	pr.seen = map[uint64]idLines{}
+	pr.seen.init(0)
 	pr.open = map[string]int32{}
 }
 
 // reserve makes room for n ids in all.
-func (pr *pairing) reserve(n int) {
-	if n <= len(pr.seen) {
-		return
-	}
-	seen := make(map[uint64]idLines, n)
-	for h, l := range pr.seen {
-		seen[h] = l
-	}
-	pr.seen = seen
-}
+func (pr *pairing) reserve(n int) { pr.seen.reserve(n) }
 
 // assistant starts a new tool turn with the assistant's calls.
 func (pr *pairing) assistant(p *pass, line int, entryID string, calls []callFact) {
@@ -82,10 +73,8 @@ func (pr *pairing) assistant(p *pass, line int, entryID string, calls []callFact
 		} else {
 			pr.open[id] = k
 		}
-		h := idHash(id)
-		if l := pr.seen[h]; l.call == 0 {
+		if l := pr.seen.at(c.hash); l.call == 0 {
 			l.call = int32(line)
-			pr.seen[h] = l
 		}
 	}
 }
@@ -122,14 +111,11 @@ func (pr *pairing) result(p *pass, line int, entryID string, f *facts) {
 			pr.turn[c.next].last = c.last
 			pr.open[f.resultID] = c.next
 		}
-		h := idHash(c.id)
-		l := pr.seen[h]
-		l.answered = int32(line)
-		pr.seen[h] = l
+		pr.seen.at(f.resultHash).answered = int32(line) // c.id is f.resultID
 		return
 	}
-	id, h := f.resultID, idHash(f.resultID)
-	l := pr.seen[h]
+	id := f.resultID
+	l := pr.seen.at(f.resultHash)
 	var msg string
 	if l.answered != 0 {
 		msg = fmt.Sprintf("duplicate tool result for call %s (first answered at line %d)", quote(id), l.answered)
@@ -139,7 +125,6 @@ func (pr *pairing) result(p *pass, line int, entryID string, f *facts) {
 		msg = fmt.Sprintf("no tool call with id %s comes before this result", quote(id))
 	}
 	l.answered = int32(line)
-	pr.seen[h] = l
 	p.add(OrphanToolResult, line, entryID, msg)
 }
 
@@ -165,4 +150,77 @@ func (pr *pairing) closeTurn(p *pass) {
 	}
 	clear(pr.turn)
 	pr.turn, pr.text = pr.turn[:0], pr.text[:0]
+}
+
+// idTable is pairing's map of id hashes to lines, by open addressing: a
+// 16-byte slot an id, at most three quarters of the slots used, sized to
+// what reserve expects (a power of two is not needed: the hash is scaled
+// to the slot count). Unlike a map, its slot for an id can be read ahead
+// (prefetch), so that the lookups of a batch overlap.
+type idTable struct {
+	slots []idSlot
+	used  int
+}
+
+// idSlot is a slot: key 0 is empty (a hash of 0 is filed as 1).
+type idSlot struct {
+	key uint64
+	idLines
+}
+
+func (x *idTable) init(n int) {
+	x.slots, x.used = make([]idSlot, max(8, n+n/3+1)), 0
+}
+
+// reserve grows the table to hold n ids without growing again.
+func (x *idTable) reserve(n int) {
+	if n*4 > len(x.slots)*3 {
+		x.rehash(n + n/3 + 1)
+	}
+}
+
+func tableKey(h uint64) uint64 { return max(h, 1) }
+
+// start is the first slot a probe for key looks at.
+func (x *idTable) start(key uint64) int { return int(key >> 32 * uint64(len(x.slots)) >> 32) }
+
+// at returns the lines of the id whose hash is h, adding it (not seen:
+// zero lines) when it is new. The pointer is valid until the next at.
+func (x *idTable) at(h uint64) *idLines {
+	if (x.used+1)*4 > len(x.slots)*3 {
+		x.rehash(2 * len(x.slots))
+	}
+	key := tableKey(h)
+	i := x.start(key)
+	for x.slots[i].key != key {
+		if x.slots[i].key == 0 {
+			x.slots[i].key = key
+			x.used++
+			break
+		}
+		if i++; i == len(x.slots) {
+			i = 0
+		}
+	}
+	return &x.slots[i].idLines
+}
+
+// prefetch reads the slot where a probe for h starts.
+func (x *idTable) prefetch(h uint64) uint64 { return x.slots[x.start(tableKey(h))].key }
+
+func (x *idTable) rehash(size int) {
+	old := x.slots
+	x.slots = make([]idSlot, size)
+	for _, s := range old {
+		if s.key == 0 {
+			continue
+		}
+		i := x.start(s.key)
+		for x.slots[i].key != 0 {
+			if i++; i == len(x.slots) {
+				i = 0
+			}
+		}
+		x.slots[i] = s
+	}
 }

@@ -29,6 +29,7 @@ type pass struct {
 
 	lines int
 	bytes int64
+	warm  uint64 // what batch's first loop read
 	// size is the input's length when known (-1 otherwise); grown reports
 	// that the tree was sized from it.
 	size  int64
@@ -87,6 +88,25 @@ func newPass(path string, size int64, sel Selection, opts Options) *pass {
 
 // batch processes the lines of a batch, in order.
 func (p *pass) batch(o *lineFacts) {
+	// The lines' id lookups miss the caches (the index outgrows them, and
+	// the workers' scans sweep them): made first, all at once, they
+	// overlap.
+	for i := range o.facts {
+		if f := &o.facts[i]; f.valid {
+			p.tree.Prefetch(f.idHash)
+			if id := f.node.ID; id != "" {
+				p.warm += uint64(id[0])
+			}
+			if f.resultID != "" {
+				p.warm += p.pairs.seen.prefetch(f.resultHash)
+			}
+		}
+	}
+	for i := range o.calls {
+		if id := o.calls[i].id; id != "" {
+			p.warm += uint64(id[0]) + p.pairs.seen.prefetch(o.calls[i].hash)
+		}
+	}
 	for i := range o.facts {
 		p.line(&o.rep[i], &o.facts[i], o)
 	}
@@ -108,7 +128,7 @@ func (p *pass) sizeTree() {
 	rest := p.size - p.bytes
 	estimate := min(float64(rest)*float64(p.lines)/float64(p.bytes)*1.1, float64(rest/minLineBytes))
 	p.tree.Grow(int(estimate))
-	p.pairs.reserve(len(p.pairs.seen) + int(float64(len(p.pairs.seen))*estimate/float64(p.lines)))
+	p.pairs.reserve(p.pairs.seen.used + int(float64(p.pairs.seen.used)*estimate/float64(p.lines)))
 }
 
 // sizeSampleBytes is the input sizeTree's estimate needs: the first
@@ -153,7 +173,7 @@ func (p *pass) line(rf *repair.LineFacts, f *facts, o *lineFacts) {
 // node adds the line to the navigation tree and returns its entry id (the
 // tree's copy: the tree owns the strings it keeps).
 func (p *pass) node(f *facts) string {
-	return p.tree.ID(p.tree.Add(f.node))
+	return p.tree.ID(p.tree.AddHashed(f.node, f.idHash))
 }
 
 func (p *pass) assistant(line int, entryID string, f *facts, o *lineFacts) {

@@ -38,15 +38,7 @@ func pipelineLinesSized(t *testing.T, r io.Reader, workers int, sizeHint int64, 
 		Workers:   workers,
 		SizeHint:  sizeHint,
 		BatchSize: batchSize,
-		NewWorker: func() func(*Batch[[]Line]) {
-			return func(b *Batch[[]Line]) {
-				b.Out = b.Out[:0]
-				for l := range b.Lines {
-					l.Bytes = bytes.Clone(l.Bytes)
-					b.Out = append(b.Out, l)
-				}
-			}
-		},
+		NewWorker: copyLines,
 		Consume: func(b *Batch[[]Line]) error {
 			if len(b.Out) > 0 && len(out) > 0 && b.Out[0].Num != out[len(out)-1].Num+1 {
 				t.Fatalf("batch starts at line %d after line %d", b.Out[0].Num, out[len(out)-1].Num)
@@ -63,12 +55,22 @@ func pipelineLinesSized(t *testing.T, r io.Reader, workers int, sizeHint int64, 
 	return out, err
 }
 
-// TestRunBatchesSplitsLikeReader: for any number of workers, size hint and
-// read sizes, the pipeline yields Reader's lines (numbers, offsets,
-// CR, final newline, blank flag), including lines longer than a batch.
-func TestRunBatchesSplitsLikeReader(t *testing.T) {
+// copyLines is a worker that copies every line of its batch into b.Out.
+func copyLines() func(*Batch[[]Line]) {
+	return func(b *Batch[[]Line]) {
+		b.Out = b.Out[:0]
+		for l := range b.Lines {
+			l.Bytes = bytes.Clone(l.Bytes)
+			b.Out = append(b.Out, l)
+		}
+	}
+}
+
+// splitInputs are inputs whose splitting into lines the pipeline tests
+// compare with Reader's.
+func splitInputs() map[string]string {
 	long := strings.Repeat("x", 3*batchSize+17)
-	inputs := map[string]string{
+	return map[string]string{
 		"empty":              "",
 		"one line, no final": `{"a":1}`,
 		"crlf and blanks":    "{\"a\":1}\r\n\r\n  \n{\"b\":2}\n",
@@ -77,8 +79,15 @@ func TestRunBatchesSplitsLikeReader(t *testing.T) {
 		// more lines than a batch notes the ends of, the rest found by Lines
 		"past the noted ends": strings.Repeat("\n{}\r\n", 3*maxNotedEnds) + "{}",
 		"lone cr at the end":  "{}\r",
-		"small, byte reads":   strings.Repeat("{\"a\":\"\u00e9\"}\r\n", 300),
 	}
+}
+
+// TestRunBatchesSplitsLikeReader: for any number of workers, size hint and
+// read sizes, the pipeline yields Reader's lines (numbers, offsets,
+// CR, final newline, blank flag), including lines longer than a batch.
+func TestRunBatchesSplitsLikeReader(t *testing.T) {
+	inputs := splitInputs()
+	inputs["small, byte reads"] = strings.Repeat("{\"a\":\"\u00e9\"}\r\n", 300)
 	readers := map[string]func(string) io.Reader{
 		"whole": func(s string) io.Reader { return strings.NewReader(s) },
 		"half":  func(s string) io.Reader { return iotest.HalfReader(strings.NewReader(s)) },

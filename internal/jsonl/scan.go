@@ -21,12 +21,11 @@ import (
 // Where a value is expected the cursor rests on its first byte (white
 // space is stepped over), so a caller can Peek at its kind.
 type Scanner struct {
-	d           []byte
-	i           int
-	stack       []byte
-	lastEscaped bool // the last string scanned had a backslash
-	overflow    bool // a number outside float64's range
-	badUTF8     bool // a string holds invalid UTF-8
+	d        []byte
+	i        int
+	stack    []byte
+	overflow bool // a number outside float64's range
+	badUTF8  bool // a string holds invalid UTF-8
 }
 
 // ErrScan is the Scanner's only error: JSON.parse rejects the line. Ask
@@ -78,19 +77,19 @@ func (s *Scanner) space() {
 // member with the cursor on its value; member must consume the value
 // (Value, Skip, Object or Array). It returns the object as a Field.
 func (s *Scanner) Object(member func(key string) error) (Field, error) {
-	obj, empty := s.enter()
+	obj, empty := s.Enter()
 	if empty {
 		return obj, nil
 	}
 	for {
-		key, err := s.key()
+		key, err := s.Key()
 		if err != nil {
 			return obj, err
 		}
 		if err := member(key); err != nil {
 			return obj, err
 		}
-		if more, err := s.next('}'); !more || err != nil {
+		if more, err := s.More('}'); !more || err != nil {
 			return obj, err
 		}
 	}
@@ -100,7 +99,7 @@ func (s *Scanner) Object(member func(key string) error) (Field, error) {
 // element with the cursor on it; elem must consume the element. It returns
 // the array as a Field.
 func (s *Scanner) Array(elem func() error) (Field, error) {
-	arr, empty := s.enter()
+	arr, empty := s.Enter()
 	if empty {
 		return arr, nil
 	}
@@ -108,62 +107,112 @@ func (s *Scanner) Array(elem func() error) (Field, error) {
 		if err := elem(); err != nil {
 			return arr, err
 		}
-		if more, err := s.next(']'); !more || err != nil {
+		if more, err := s.More(']'); !more || err != nil {
 			return arr, err
 		}
 	}
 }
 
-// enter steps into the object or array at the cursor and returns it as a
-// Field. empty reports a container without members or elements (its
-// closing byte is then consumed too); otherwise a key (an object) or the
-// first element (an array) comes next.
-func (s *Scanner) enter() (f Field, empty bool) {
+// Enter steps into the object or array at the cursor (a '{' or '[') and
+// returns it as a Field. empty reports a container without members or
+// elements (its closing byte is then consumed too); otherwise a key (an
+// object: [Scanner.Key]) or the first element (an array) comes next, and
+// after each member or element [Scanner.More]. It is [Scanner.Object] and
+// [Scanner.Array] for a caller that walks the container in its own loop,
+// without a callback per member.
+func (s *Scanner) Enter() (f Field, empty bool) {
+	d, i := s.d, s.i
 	f = Field{kind: Object, present: true}
-	if s.d[s.i] == '[' {
+	if d[i] == '[' {
 		f.kind = Array
 	}
-	close := s.d[s.i] + 2 // '}' and ']' are '{'+2 and '['+2
-	s.i++
-	s.space()
-	if s.i < len(s.d) && s.d[s.i] == close {
-		s.i++
+	close := d[i] + 2 // '}' and ']' are '{'+2 and '['+2
+	i++
+	if i < len(d) && d[i] <= ' ' {
+		s.i = i
+		s.space()
+		i = s.i
+	}
+	if i < len(d) && d[i] == close {
+		s.i = i + 1
 		return f, true
 	}
+	s.i = i
 	return f, false
 }
 
-// next steps over what follows a member or element of the container being
+// More steps over what follows a member or element of the container being
 // scanned: a comma (true: another one comes) or the closing byte close,
-// '}' or ']' (false).
-func (s *Scanner) next(close byte) (bool, error) {
+// '}' or ']' (false). A minified line's comma or closer is taken at the
+// first test; moreAny takes white space and the end of the line.
+func (s *Scanner) More(close byte) (bool, error) {
+	d, i := s.d, s.i
+	if i+1 < len(d) {
+		if c := d[i]; c == ',' && d[i+1] > ' ' {
+			s.i = i + 1
+			return true, nil
+		} else if c == close {
+			s.i = i + 1
+			return false, nil
+		}
+	}
+	return s.moreAny(close)
+}
+
+// moreAny is More after white space, or at the end of the line.
+func (s *Scanner) moreAny(close byte) (bool, error) {
 	s.space()
-	if s.i >= len(s.d) {
+	d, i := s.d, s.i
+	if i >= len(d) {
 		return false, ErrScan
 	}
-	switch s.d[s.i] {
+	switch d[i] {
 	case ',':
-		s.i++
+		s.i = i + 1
 		s.space()
 		return true, nil
 	case close:
-		s.i++
+		s.i = i + 1
 		return false, nil
 	}
 	return false, ErrScan
 }
 
-// key scans a member's name and its colon and returns the name as
-// JSON.parse decodes it; it aliases the line unless the name has escapes.
-func (s *Scanner) key() (string, error) {
+// Key scans a member's name and its colon, leaving the cursor on the
+// member's value, and returns the name as JSON.parse decodes it; it
+// aliases the line unless the name has escapes.
+//
+// Most names are short ASCII words followed at once by the colon and a
+// value: those are taken here with one or two word tests; keyAny takes
+// the others.
+func (s *Scanner) Key() (string, error) {
+	d, i := s.d, s.i
+	if i+19 <= len(d) && d[i] == '"' {
+		e, end := firstStop(binary.LittleEndian.Uint64(d[i+1:])), i+1
+		if e == 0 {
+			e, end = firstStop(binary.LittleEndian.Uint64(d[i+9:])), i+9
+		}
+		if e != 0 {
+			end += bits.TrailingZeros64(e) >> 3
+			if d[end] == '"' && d[end+1] == ':' && d[end+2] > ' ' {
+				s.i = end + 2
+				return unsafe.String(&d[i+1], end-i-1), nil
+			}
+		}
+	}
+	return s.keyAny()
+}
+
+// keyAny is Key for any name.
+func (s *Scanner) keyAny() (string, error) {
 	body, escaped, err := s.memberKey()
 	if err != nil {
 		return "", err
 	}
-	if !escaped {
+	if !escaped && !s.badUTF8 { // no invalid UTF-8 on the line so far
 		return unsafe.String(unsafe.SliceData(body), len(body)), nil
 	}
-	return decodeBody(body, true), nil
+	return decodeBody(body, escaped), nil
 }
 
 // Value scans any value at the cursor and returns it as a Field. A caller
@@ -299,31 +348,43 @@ func (s *Scanner) skipAny() (Kind, error) {
 // memberKey scans `"key" :` and returns the key's raw text and whether it
 // holds an escape.
 //
-// Most keys are short names without escapes that end within two words:
-// those are found here, on locals, without the general string scan, and
-// the colon of a minified line is taken without a white-space loop.
+// Most keys are short ASCII names without escapes, followed at once by
+// the colon and the value, in a line with more to come: those are found
+// here in one or two word tests, on locals, without the general string
+// scan or a white-space loop; memberKeyAny takes the others.
 func (s *Scanner) memberKey() (key []byte, escaped bool, err error) {
+	d, i := s.d, s.i
+	if i+19 > len(d) || d[i] != '"' {
+		return s.memberKeyAny()
+	}
+	start := i + 1
+	e, end := firstStop(binary.LittleEndian.Uint64(d[start:])), start
+	if e == 0 {
+		e, end = firstStop(binary.LittleEndian.Uint64(d[start+8:])), start+8
+	}
+	end += bits.TrailingZeros64(e) >> 3 // e == 0: 8 more, past the two words
+	if e == 0 || d[end] != '"' || d[end+1] != ':' {
+		return s.memberKeyAny()
+	}
+	s.i = end + 2
+	if d[end+2] <= ' ' {
+		s.space()
+	}
+	return d[start:end], false, nil
+}
+
+// memberKeyAny is memberKey for any key: long, escaped, not ASCII, spaced
+// from its colon, or near the end of the line.
+func (s *Scanner) memberKeyAny() (key []byte, escaped bool, err error) {
 	d, i := s.d, s.i
 	if i >= len(d) || d[i] != '"' {
 		return nil, false, ErrScan
 	}
-	start, end := i+1, -1
-	for p := start; p+8 <= len(d) && p < start+16; p += 8 {
-		e := firstStop(binary.LittleEndian.Uint64(d[p:]))
-		if e == 0 {
-			continue
-		}
-		if k := p + bits.TrailingZeros64(e)>>3; d[k] == '"' {
-			end = k
-		}
-		break
+	start := i + 1
+	if escaped, err = s.str(); err != nil {
+		return nil, false, err
 	}
-	if end < 0 {
-		if escaped, err = s.str(); err != nil {
-			return nil, false, err
-		}
-		end = s.i - 1
-	}
+	end := s.i - 1
 	key, i = d[start:end], end+1
 	for i < len(d) && d[i] != ':' {
 		if !isSpace[d[i]] {
@@ -334,7 +395,7 @@ func (s *Scanner) memberKey() (key []byte, escaped bool, err error) {
 	if i >= len(d) {
 		return nil, false, ErrScan
 	}
-	for i++; i < len(d) && d[i] <= ' ' && isSpace[d[i]]; i++ {
+	for i++; i < len(d) && isSpace[d[i]]; i++ {
 	}
 	s.i = i
 	return key, escaped, nil
@@ -484,7 +545,6 @@ func (s *Scanner) str() (escaped bool, err error) {
 		}
 		if k := bits.TrailingZeros64(e) >> 3; d[i+k] == '"' {
 			s.i = i + k + 1
-			s.lastEscaped = false
 			return false, nil
 		}
 		break
@@ -550,7 +610,6 @@ func (s *Scanner) strBlocks(i int) (next int, escaped, done bool, err error) {
 		}
 		if end < 64 {
 			s.i = i + end + 1
-			s.lastEscaped = escaped
 			return s.i, escaped, true, nil
 		}
 		i = next
@@ -742,7 +801,6 @@ word:
 			i += n
 		case c == '"':
 			s.i = i + 1
-			s.lastEscaped = escaped
 			return escaped, nil
 		default:
 			return false, ErrScan // a raw control character

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"os"
@@ -19,26 +20,18 @@ func (s *Scanner) strReference() (escaped bool, err error) {
 	return s.strTail(s.i+1, false)
 }
 
-// strOutcome is everything a string scan decides.
-type strOutcome struct {
-	escaped, badUTF8, lastEscaped bool
-	end                           int
-	err                           error
+// strText is a string scan whose result stepBoth can compare.
+func strText(f func(*Scanner) (bool, error)) func(*Scanner) (string, error) {
+	return func(s *Scanner) (string, error) {
+		escaped, err := f(s)
+		return fmt.Sprint("escaped ", escaped), err
+	}
 }
 
 // scanStrBoth scans the string at offset at of line with str and with
 // strReference.
-func scanStrBoth(line []byte, at int) (got, want strOutcome) {
-	run := func(f func(*Scanner) (bool, error)) strOutcome {
-		s := Scanner{d: line, i: at}
-		esc, err := f(&s)
-		o := strOutcome{escaped: esc, err: err}
-		if err == nil {
-			o.badUTF8, o.lastEscaped, o.end = s.badUTF8, s.lastEscaped, s.i
-		}
-		return o
-	}
-	return run((*Scanner).str), run((*Scanner).strReference)
+func scanStrBoth(line []byte, at int) (got, want scanOutcome) {
+	return stepBoth(line, at, strText((*Scanner).str), strText((*Scanner).strReference))
 }
 
 func checkStrBoth(t *testing.T, line []byte, at int) {
@@ -52,16 +45,8 @@ func checkStrBoth(t *testing.T, line []byte, at int) {
 // cases and the corpus (and every quote taken as an opening one) scans
 // as the reference scans it.
 func TestStrConformanceLines(t *testing.T) {
-	var files []string
-	for _, pattern := range []string{"../../testdata/conformance/cases/*.jsonl", "../../testdata/corpus/*.jsonl", "../../testdata/examples/*.jsonl"} {
-		m, _ := filepath.Glob(pattern)
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Fatal("no test files")
-	}
 	n := 0
-	for _, name := range files {
+	for _, name := range sessionFiles(t) {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -79,6 +64,20 @@ func TestStrConformanceLines(t *testing.T) {
 		}
 	}
 	t.Logf("%d strings", n)
+}
+
+// sessionFiles are the session files of the repository's testdata: the
+// conformance cases, the corpus and the examples.
+func sessionFiles(t testing.TB) []string {
+	var files []string
+	for _, pattern := range []string{"../../testdata/conformance/cases/*.jsonl", "../../testdata/corpus/*.jsonl", "../../testdata/examples/*.jsonl"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no session files found under ../../testdata")
+	}
+	return files
 }
 
 // strPieces build damaged and hostile string bodies: escapes of every

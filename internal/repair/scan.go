@@ -23,6 +23,11 @@ type envelopeReader struct {
 	s   jsonl.Scanner
 	env Envelope
 	blk Block // the content block being scanned
+
+	// What the verdicts below ask of most lines, decided once per line
+	// after the scan.
+	msgTyped bool   // an object entry with type "message"
+	role     string // message.role when a string, else ""
 }
 
 // Levels of the noted structure.
@@ -37,6 +42,7 @@ const (
 func (r *envelopeReader) scan(d []byte) error {
 	blocks := r.env.Message.Blocks[:0]
 	r.env = Envelope{Message: Message{Blocks: blocks}}
+	r.msgTyped, r.role = false, ""
 	r.s.Reset(d)
 	if r.s.Peek() == '{' {
 		r.env.Object = true
@@ -46,13 +52,36 @@ func (r *envelopeReader) scan(d []byte) error {
 	} else if _, err := r.s.Skip(); err != nil {
 		return err
 	}
-	return r.s.End()
+	if err := r.s.End(); err != nil {
+		return err
+	}
+	r.msgTyped = r.env.Object && r.env.Type.StrEquals("message")
+	if r.msgTyped {
+		r.role = r.env.Message.Role.StrOr("")
+	}
+	return nil
 }
 
 // object scans an object at the cursor whose members are noted at level,
-// and returns it as a Field.
+// and returns it as a Field. It walks the members in its own loop (no
+// callback per member: most lines are a few dozen short members).
 func (r *envelopeReader) object(level int) (jsonl.Field, error) {
-	return r.s.Object(func(key string) error { return r.member(level, key) })
+	obj, empty := r.s.Enter()
+	if empty {
+		return obj, nil
+	}
+	for {
+		key, err := r.s.Key()
+		if err != nil {
+			return obj, err
+		}
+		if err := r.member(level, key); err != nil {
+			return obj, err
+		}
+		if more, err := r.s.More('}'); !more || err != nil {
+			return obj, err
+		}
+	}
 }
 
 // member scans the value of member k of an object at level, noting it when
@@ -243,13 +272,23 @@ func (r *envelopeReader) message() error {
 func (r *envelopeReader) content() error {
 	m := &r.env.Message
 	m.contentLen, m.blankText, m.corruptImages, m.Blocks = 0, false, 0, m.Blocks[:0]
-	var err error
-	if r.s.Peek() == '[' {
-		m.Content, err = r.s.Array(r.block)
-	} else {
+	if r.s.Peek() != '[' {
+		var err error
 		m.Content, err = r.s.Value()
+		return err
 	}
-	return err
+	var empty bool
+	if m.Content, empty = r.s.Enter(); empty {
+		return nil
+	}
+	for {
+		if err := r.block(); err != nil {
+			return err
+		}
+		if more, err := r.s.More(']'); !more || err != nil {
+			return err
+		}
+	}
 }
 
 // block scans one element of an array content, noting it when it is an
@@ -307,9 +346,7 @@ func (r *envelopeReader) hasImageMime() bool {
 // fields, needsExact sends the line to the exact path.
 
 // isMessageTyped reports an object entry with type "message".
-func (r *envelopeReader) isMessageTyped() bool {
-	return r.env.Object && r.env.Type.StrEquals("message")
-}
+func (r *envelopeReader) isMessageTyped() bool { return r.msgTyped }
 
 // isMessageEntry reports a message entry with an object message.
 func (r *envelopeReader) isMessageEntry() bool {
@@ -335,7 +372,7 @@ func (r *envelopeReader) needsExact() bool {
 	if m.corruptImages > 0 {
 		return true // rule #4
 	}
-	switch m.Role.StrOr("") {
+	switch r.role {
 	case session.RoleAssistant:
 		if m.Content.Kind() == jsonl.Array && m.Content.Exists() && m.contentLen == 0 {
 			return true // rule #3 when stopReason is "error"
@@ -357,7 +394,7 @@ func (r *envelopeReader) needsExact() bool {
 // resultID returns a tool result's id (first non-empty trimmed string of
 // session.ToolResultIDKeys), or "". The result may alias the line.
 func (r *envelopeReader) resultID() string {
-	if !r.isMessageEntry() || !r.env.Message.Role.StrEquals(session.RoleToolResult) {
+	if !r.isMessageEntry() || r.role != session.RoleToolResult {
 		return ""
 	}
 	for _, f := range r.env.Message.ResultIDs {
@@ -373,7 +410,7 @@ func (r *envelopeReader) resultID() string {
 // The strings are copies: the classifier keeps them past the line.
 func (r *envelopeReader) candidateCalls(l jsonl.Line) []pendingCall {
 	m := &r.env.Message
-	if !r.isMessageEntry() || !m.Role.StrEquals(session.RoleAssistant) ||
+	if !r.isMessageEntry() || r.role != session.RoleAssistant ||
 		m.StopReason.StrEquals("error") || m.StopReason.StrEquals("aborted") {
 		return nil
 	}

@@ -118,7 +118,7 @@ func (t *Transcript) contextFacts(r io.ReaderAt, lazy bool) (*contextBuilder, *C
 	}
 	ctx := &Context{ThinkingLevel: "off", Lines: t.Lines, MalformedLines: t.MalformedLines}
 	if i, ok := t.tree.Leaf(); ok {
-		ctx.LeafID = t.tree.nodes[i].id
+		ctx.LeafID = t.tree.ID(i)
 	}
 	b.branchFacts(ctx)
 	b.customEntries(ctx)
@@ -190,12 +190,12 @@ func (b *contextBuilder) pathRecs() {
 	b.nodes = make([]pathRec, len(b.path.Nodes))
 	size := 0
 	for _, k := range b.path.Nodes {
-		size += len(b.t.tree.nodes[k].id)
+		size += len(b.t.tree.ID(k))
 	}
 	b.ids = make([]byte, 0, size)
 	for i, k := range b.path.Nodes {
 		r := &b.t.recs[k]
-		id := b.t.tree.nodes[k].id
+		id := b.t.tree.ID(k)
 		b.nodes[i] = pathRec{lineLoc: b.locOf(k), role: r.role, flags: r.flags, idOff: uint32(len(b.ids)), idLen: uint32(len(id))}
 		b.ids = append(b.ids, id...)
 	}

@@ -88,12 +88,13 @@ func sameTree(t *testing.T, name string, a, b *Tree) {
 		t.Fatalf("%s: id indexes hold %d/%d and %d/%d ids", name, a.byID.used, b.byID.used, a.resetDesc.used, b.resetDesc.used)
 	}
 	for _, n := range a.nodes {
-		ai, aok := a.byID.get(a.nodes, n.id)
-		bi, bok := b.byID.get(b.nodes, n.id)
-		ar, arok := a.resetDesc.get(a.nodes, n.id)
-		br, brok := b.resetDesc.get(b.nodes, n.id)
+		id := a.text.str(n.id)
+		ai, aok := a.byID.get(a, id)
+		bi, bok := b.byID.get(b, id)
+		ar, arok := a.resetDesc.get(a, id)
+		br, brok := b.resetDesc.get(b, id)
 		if ai != bi || aok != bok || ar != br || arok != brok {
-			t.Fatalf("%s: id %q indexed at %d/%v and %d/%v, reset subtree %d/%v and %d/%v", name, n.id, ai, aok, bi, bok, ar, arok, br, brok)
+			t.Fatalf("%s: id %q indexed at %d/%v and %d/%v, reset subtree %d/%v and %d/%v", name, id, ai, aok, bi, bok, ar, arok, br, brok)
 		}
 	}
 	if !reflect.DeepEqual(a.Branch(), b.Branch()) {

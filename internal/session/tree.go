@@ -3,8 +3,6 @@ package session
 import (
 	"hash/maphash"
 	"slices"
-	"strings"
-	"unsafe"
 )
 
 // NodeKind says how a line takes part in navigation.
@@ -27,7 +25,7 @@ const (
 )
 
 // Node is the navigation envelope of one line, all [Tree] needs. Once
-// added it costs 55 to 65 bytes with an 8-byte id (see [Tree]), so a caller
+// added it costs about 40 bytes with an 8-byte id (see [Tree]), so a caller
 // can stream huge files.
 type Node struct {
 	Line     int // physical line number, for reports
@@ -64,22 +62,45 @@ func nidOf(r Ref) nid {
 	return none
 }
 
-// node is a stored Node: 32 bytes. The parent id is not stored as a
-// string: most parents are ids of earlier nodes, so a reference to such a
-// node (or to the tree's list of other names) stands for the text.
+// node is a stored Node: 16 bytes. Its id is a reference to the tree's
+// text, where each id is kept once. The parent id is not stored at all:
+// most parents are ids of earlier nodes, so a reference to such a node (or
+// to the tree's list of other names) stands for the text. The small
+// fields share one word (nodeMeta).
 type node struct {
-	id          string
-	parent      int32 // the parentId's text: a nameRef
-	line        int32
-	prevLeaf    int32 // node index of the leaf when this node was added, -1 = none
-	kind        NodeKind
-	typ         EntryType
-	parentState RefState
-	side        bool
-	// indexed: the id index names this node for its id (no later entry
+	id     textRef
+	parent int32 // the parentId's text: a nameRef
+	line   int32
+	meta   nodeMeta
+}
+
+// nodeMeta packs a node's type (bits 0-3), kind (4-5), parentId's state
+// (6-7), its flags (8-9) and how many nodes back the leaf was when it was
+// added (10-31: 0 = no leaf, farBack = further, see Tree.farLeaves).
+type nodeMeta uint32
+
+const (
+	// nodeSide: appendMode "side" on a canonical entry.
+	nodeSide nodeMeta = 1 << 8
+	// nodeIndexed: the id index names this node for its id (no later entry
 	// took the id over), so a walk can follow a parent reference to it
 	// without looking the id up.
-	indexed bool
+	nodeIndexed nodeMeta = 1 << 9
+
+	leafBackShift = 10
+	farBack       = 1<<(32-leafBackShift) - 1
+)
+
+func packMeta(typ EntryType, kind NodeKind, state RefState) nodeMeta {
+	return nodeMeta(typ)&15 | nodeMeta(kind)&3<<4 | nodeMeta(state)&3<<6
+}
+
+func (m nodeMeta) typ() EntryType        { return EntryType(m & 15) }
+func (m nodeMeta) kind() NodeKind        { return NodeKind(m >> 4 & 3) }
+func (m nodeMeta) parentState() RefState { return RefState(m >> 6 & 3) }
+func (m nodeMeta) leafBack() int32       { return int32(m >> leafBackShift) }
+func (m nodeMeta) withLeafBack(d int32) nodeMeta {
+	return m&(1<<leafBackShift-1) | nodeMeta(d)<<leafBackShift
 }
 
 // nameRef names a string the tree keeps: a node index n >= 0 for
@@ -116,17 +137,17 @@ type opaqueRef struct {
 //     records a parent link.
 //   - Other records with id and parentId only move the append cursor.
 //
-// Memory: 32 bytes a node, 11 to 21 bytes an indexed entry for the id
-// index, the ids' bytes when the tree copies them ([Tree.OwnStrings]), the
-// ids of the latest reset's subtree (in a second id index), and maps for
-// the rare records (opaque links, leaf rows, labels, re-parented entries).
-// BenchmarkTreeMemory measures it.
+// Memory: 16 bytes a node, 11 to 21 bytes an indexed entry for the id
+// index, each distinct id's bytes once (plus a byte or two of length),
+// the ids of the latest reset's subtree (in a second id index), and maps
+// for the rare records (opaque links, leaf rows, labels, re-parented
+// entries). BenchmarkTreeMemory measures it.
 type Tree struct {
 	nodes  []node
 	extras map[int32]*nodeExtra
+	text   treeText // the nodes' ids, and the strings the tree owns
 	names  []string // parent ids no node had when they were added
 	own    bool     // copy the strings Add keeps
-	chunk  []byte   // where owned strings are copied
 
 	byID           idIndex // indexed entries (the later of a duplicate)
 	opaqueParents  map[string]opaqueRef
@@ -135,7 +156,9 @@ type Tree struct {
 	resetDesc      idIndex // ids of the latest reset's subtree
 	latestReset    bool
 	leaf           nid
-	leafIdx        int32 // byID's node for leaf, -1 = none
+	leafIdx        int32           // byID's node for leaf, -1 = none
+	farLeaves      map[int32]int32 // prevLeaf of the nodes whose leaf was farBack nodes back or more
+	warm           uint64          // what Prefetch read (kept, so that the reads are made)
 	appendParent   nid
 	dups           []Duplicate
 }
@@ -161,9 +184,11 @@ func NewTree(sizeHint int) *Tree {
 	return t
 }
 
-// OwnStrings makes Add copy every string it keeps (ids, references) into
-// memory the tree owns, so that a caller may pass strings that alias a
-// buffer it reuses. Call it before the first Add.
+// OwnStrings makes Add copy every string it keeps into memory the tree
+// owns, so that a caller may pass strings that alias a buffer it reuses:
+// the references (parent ids no node has, targets) as well as the ids,
+// which the tree always keeps in its own text. Call it before the first
+// Add.
 func (t *Tree) OwnStrings() { t.own = true }
 
 // Grow reserves room for n more nodes (and their ids in the index), so
@@ -178,13 +203,16 @@ func (t *Tree) Grow(n int) {
 }
 
 // ID returns the id of the i-th added node ("" for an inert node).
-func (t *Tree) ID(i int) string { return t.nodes[i].id }
+func (t *Tree) ID(i int) string { return t.idOf(int32(i)) }
+
+// idOf is the id of node i.
+func (t *Tree) idOf(i int32) string { return t.text.str(t.nodes[i].id) }
 
 // Node returns the i-th added node.
 func (t *Tree) Node(i int) Node {
 	n := &t.nodes[i]
-	out := Node{Line: int(n.line), Kind: n.kind, Type: n.typ, ID: n.id,
-		ParentID: Ref{ID: t.parentText(n), State: n.parentState}, Side: n.side}
+	out := Node{Line: int(n.line), Kind: n.meta.kind(), Type: n.meta.typ(), ID: t.text.str(n.id),
+		ParentID: Ref{ID: t.parentText(n), State: n.meta.parentState()}, Side: n.meta&nodeSide != 0}
 	if x := t.extras[int32(i)]; x != nil {
 		out.TargetID, out.AppendParentID, out.FirstKeptID = x.target, x.appendParent, x.firstKept
 	}
@@ -193,7 +221,7 @@ func (t *Tree) Node(i int) Node {
 
 // parentText is the node's parentId ("" unless it is a string).
 func (t *Tree) parentText(n *node) string {
-	if n.parentState != RefString {
+	if n.meta.parentState() != RefString {
 		return ""
 	}
 	return t.name(n.parent)
@@ -201,12 +229,12 @@ func (t *Tree) parentText(n *node) string {
 
 // parentNid is the node's parentId as a string-or-null value.
 func (t *Tree) parentNid(n *node) nid {
-	return nid{s: t.parentText(n), ok: n.parentState == RefString}
+	return nid{s: t.parentText(n), ok: n.meta.parentState() == RefString}
 }
 
 func (t *Tree) name(r nameRef) string {
 	if r >= 0 {
-		return t.nodes[r].id
+		return t.idOf(r)
 	}
 	return t.names[-1-r]
 }
@@ -215,15 +243,19 @@ func (t *Tree) name(r nameRef) string {
 // node that has it, else a new entry of names.
 func (t *Tree) nameOf(s string) (nameRef, string) {
 	// Most parents are the previous line or the leaf: no hashing for them.
-	if n := len(t.nodes); n > 0 && t.nodes[n-1].id == s && s != "" {
-		return int32(n - 1), t.nodes[n-1].id
+	if n := int32(len(t.nodes)); n > 0 && s != "" {
+		if id := t.idOf(n - 1); id == s {
+			return n - 1, id
+		}
 	}
-	if t.leafIdx >= 0 && t.nodes[t.leafIdx].id == s {
-		return t.leafIdx, t.nodes[t.leafIdx].id
+	if t.leafIdx >= 0 {
+		if id := t.idOf(t.leafIdx); id == s {
+			return t.leafIdx, id
+		}
 	}
 	h := hashID(s)
 	if i, ok := t.nodeWithID(s, h); ok {
-		return i, t.nodes[i].id
+		return i, t.idOf(i)
 	}
 	s = t.keep(s, h)
 	t.names = append(t.names, s)
@@ -233,7 +265,7 @@ func (t *Tree) nameOf(s string) (nameRef, string) {
 // nodeWithID is a node whose id is s (h is its hashID): the indexed entry,
 // else the opaque record.
 func (t *Tree) nodeWithID(s string, h uint64) (int32, bool) {
-	if i, ok := t.byID.getHashed(t.nodes, s, h); ok {
+	if i, ok := t.byID.getHashed(t, s, h); ok {
 		return i, true
 	}
 	if o, ok := t.opaqueParents[s]; ok {
@@ -249,27 +281,10 @@ func (t *Tree) keep(s string, h uint64) string {
 		return s
 	}
 	if i, ok := t.nodeWithID(s, h); ok {
-		return t.nodes[i].id
+		return t.idOf(i)
 	}
-	return t.copyString(s)
+	return t.text.str(t.text.add(s))
 }
-
-// copyString copies s into the tree's chunks.
-func (t *Tree) copyString(s string) string {
-	if len(s) > ownChunk/8 {
-		return strings.Clone(s)
-	}
-	if cap(t.chunk)-len(t.chunk) < len(s) {
-		t.chunk = make([]byte, 0, ownChunk)
-	}
-	start := len(t.chunk)
-	t.chunk = append(t.chunk, s...)
-	return unsafe.String(&t.chunk[start], len(s))
-}
-
-// ownChunk is the size of the blocks owned strings are copied into (one
-// allocation for thousands of ids).
-const ownChunk = 64 << 10
 
 func (t *Tree) keepRef(r Ref) Ref {
 	r.ID = t.keep(r.ID, hashID(r.ID))
@@ -277,25 +292,44 @@ func (t *Tree) keepRef(r Ref) Ref {
 }
 
 // Add adds the next node in file order and returns its index.
-func (t *Tree) Add(n Node) int {
+func (t *Tree) Add(n Node) int { return t.AddHashed(n, hashID(n.ID)) }
+
+// HashID is the hash the tree files an id under, for [Tree.AddHashed] and
+// [Tree.Prefetch]: a caller can compute it on another goroutine.
+func HashID(id string) uint64 { return hashID(id) }
+
+// Prefetch reads the part of the id index where the id whose [HashID] is h
+// would be, so that a coming AddHashed of it finds it in the cache: the
+// index of a large session is larger than the caches, and a caller that
+// knows the next ids can have their lookups overlap rather than wait for
+// memory one after the other.
+func (t *Tree) Prefetch(h uint64) {
+	t.warm ^= t.byID.slots[t.byID.start(h&0xFFFFFFFF)]
+}
+
+// AddHashed is Add with the node's id's [HashID].
+func (t *Tree) AddHashed(n Node, h uint64) int {
 	idx := int32(len(t.nodes))
 	// The node's id is looked up once: the earlier node with it (a
 	// duplicate) is all the adding needs to know before indexing it.
-	h := hashID(n.ID)
 	var prior earlier
 	prior.node, prior.ok = t.nodeWithID(n.ID, h)
-	switch {
-	case prior.ok:
-		n.ID = t.nodes[prior.node].id
-	case t.own && n.ID != "":
-		n.ID = t.copyString(n.ID)
+	var id textRef
+	if prior.ok {
+		id = t.nodes[prior.node].id
+	} else {
+		id = t.text.add(n.ID)
 	}
+	n.ID = t.text.str(id)
 	parent := int32(0)
 	if n.ParentID.State == RefString {
 		parent, n.ParentID.ID = t.nameOf(n.ParentID.ID)
 	}
-	t.nodes = append(t.nodes, node{id: n.ID, parent: parent, line: int32(n.Line), prevLeaf: t.leafIdx,
-		kind: n.Kind, typ: n.Type, parentState: n.ParentID.State, side: n.Side})
+	meta := packMeta(n.Type, n.Kind, n.ParentID.State)
+	if n.Side {
+		meta |= nodeSide
+	}
+	t.nodes = append(t.nodes, node{id: id, parent: parent, line: int32(n.Line), meta: t.withPrevLeaf(meta, idx)})
 	if n.TargetID.State != RefAbsent || n.AppendParentID.State != RefAbsent || n.FirstKeptID.State != RefAbsent {
 		n.TargetID, n.AppendParentID, n.FirstKeptID = t.keepRef(n.TargetID), t.keepRef(n.AppendParentID), t.keepRef(n.FirstKeptID)
 		t.extras[idx] = &nodeExtra{target: n.TargetID, appendParent: n.AppendParentID, firstKept: n.FirstKeptID}
@@ -310,11 +344,38 @@ func (t *Tree) Add(n Node) int {
 		parent := nidOf(n.ParentID)
 		t.opaqueParents[n.ID] = opaqueRef{parent: parent, node: idx}
 		if t.latestReset && parent.ok && t.inReset(parent.s) {
-			t.resetDesc.put(t.nodes, n.ID, idx)
+			t.resetDesc.put(t, n.ID, idx)
 		}
 		t.appendParent = some(n.ID)
 	}
 	return int(idx)
+}
+
+// withPrevLeaf notes in meta, node idx's, where the leaf is now.
+func (t *Tree) withPrevLeaf(meta nodeMeta, idx int32) nodeMeta {
+	if t.leafIdx < 0 {
+		return meta
+	}
+	back := idx - t.leafIdx
+	if back >= farBack {
+		if t.farLeaves == nil {
+			t.farLeaves = map[int32]int32{}
+		}
+		t.farLeaves[idx], back = t.leafIdx, farBack
+	}
+	return meta.withLeafBack(back)
+}
+
+// prevLeaf is the node of the leaf when node i was added, -1 = none.
+func (t *Tree) prevLeaf(i int32) int32 {
+	switch back := t.nodes[i].meta.leafBack(); back {
+	case 0:
+		return -1
+	case farBack:
+		return t.farLeaves[i]
+	default:
+		return i - back
+	}
 }
 
 // setLeaf moves the leaf and finds its indexed node.
@@ -323,7 +384,7 @@ func (t *Tree) setLeaf(leaf nid) {
 	if !leaf.ok {
 		return
 	}
-	if i, ok := t.byID.get(t.nodes, leaf.s); ok {
+	if i, ok := t.byID.get(t, leaf.s); ok {
 		t.leafIdx = i
 	}
 }
@@ -339,25 +400,25 @@ func (t *Tree) addEntry(idx int32, n *Node, h uint64, prior earlier) {
 		t.logicalParents[n.ID] = t.leaf
 	}
 	t.noteDuplicate(idx, n.ID, prior)
-	t.byID.putHashed(t.nodes, n.ID, idx, h)
+	t.byID.putHashed(t, n.ID, idx, h)
 	if prior.ok {
-		t.nodes[prior.node].indexed = false // the index names idx now
+		t.nodes[prior.node].meta &^= nodeIndexed // the index names idx now
 	}
-	t.nodes[idx].indexed = true
+	t.nodes[idx].meta |= nodeIndexed
 	if t.leaf.ok && t.leaf.s == n.ID {
 		t.leafIdx = idx // the leaf's id now names this entry
 	}
 	if n.Type == TypeReset {
 		t.latestReset = true
 		t.resetDesc.reset()
-		t.resetDesc.put(t.nodes, n.ID, idx)
+		t.resetDesc.put(t, n.ID, idx)
 	} else if t.latestReset {
 		logical := nidOf(n.ParentID)
 		if lp, ok := t.logicalParents[n.ID]; ok {
 			logical = lp
 		}
 		if logical.ok && t.inReset(logical.s) {
-			t.resetDesc.put(t.nodes, n.ID, idx)
+			t.resetDesc.put(t, n.ID, idx)
 		}
 	}
 	t.appendParent = some(n.ID)
@@ -396,20 +457,20 @@ func (t *Tree) addLeafRow(idx int32, n *Node, prior earlier) {
 	}
 	t.opaqueParents[n.ID] = opaqueRef{parent: leaf, node: idx}
 	if t.latestReset && leaf.ok && t.inReset(leaf.s) {
-		t.resetDesc.put(t.nodes, n.ID, idx)
+		t.resetDesc.put(t, n.ID, idx)
 	}
 	t.setLeaf(leaf)
 	t.appendParent = cursor
 }
 
-func (t *Tree) inReset(id string) bool { _, ok := t.resetDesc.get(t.nodes, id); return ok }
+func (t *Tree) inReset(id string) bool { _, ok := t.resetDesc.get(t, id); return ok }
 
 // has reports a string reference to an indexed entry.
 func (t *Tree) has(r Ref) bool {
 	if r.State != RefString {
 		return false
 	}
-	_, ok := t.byID.get(t.nodes, r.ID)
+	_, ok := t.byID.get(t, r.ID)
 	return ok
 }
 
@@ -418,7 +479,7 @@ func (t *Tree) knownLeafRef(r Ref) bool {
 	if r.State == RefNull {
 		return true
 	}
-	if _, ok := t.byID.get(t.nodes, r.ID); ok {
+	if _, ok := t.byID.get(t, r.ID); ok {
 		return true
 	}
 	_, opaque := t.opaqueParents[r.ID]
@@ -431,7 +492,7 @@ func (t *Tree) leafTarget(id nid) nid {
 	if !id.ok {
 		return id
 	}
-	if _, ok := t.byID.get(t.nodes, id.s); ok {
+	if _, ok := t.byID.get(t, id.s); ok {
 		return id
 	}
 	return t.canonicalParent(id)
@@ -442,7 +503,7 @@ func (t *Tree) opaqueAppendParent(id nid) nid {
 	if !id.ok {
 		return id
 	}
-	if _, ok := t.byID.get(t.nodes, id.s); ok {
+	if _, ok := t.byID.get(t, id.s); ok {
 		return id
 	}
 	if _, ok := t.opaqueParents[id.s]; ok {
@@ -473,11 +534,11 @@ func (t *Tree) canonicalParentIndexed(id nid, hint int32) (p nid, missing string
 	var seen map[string]struct{}
 	cur := id
 	idx = -1
-	if cur.truthy() && hint >= 0 && t.nodes[hint].indexed && t.nodes[hint].id == cur.s {
+	if cur.truthy() && hint >= 0 && t.nodes[hint].meta&nodeIndexed != 0 && t.idOf(hint) == cur.s {
 		return cur, "", hint
 	}
 	for cur.truthy() {
-		if i, ok := t.byID.get(t.nodes, cur.s); ok {
+		if i, ok := t.byID.get(t, cur.s); ok {
 			idx = i
 			break
 		}
@@ -537,16 +598,17 @@ func (t *Tree) entryParent(i int32) (parent nid, missing string) {
 // need not look the id up again.
 func (t *Tree) entryParentIndexed(i int32) (parent nid, missing string, idx int32) {
 	n := &t.nodes[i]
-	if lp, ok := t.logicalParents[n.id]; ok {
+	id := t.text.str(n.id)
+	if lp, ok := t.logicalParents[id]; ok {
 		parent, idx = lp, -1
 	} else {
 		hint := int32(-1)
-		if n.parentState == RefString && n.parent >= 0 {
+		if n.meta.parentState() == RefString && n.parent >= 0 {
 			hint = n.parent // the node that had the parent's id when n was added
 		}
 		parent, missing, idx = t.canonicalParentIndexed(t.parentNid(n), hint)
 	}
-	if parent.ok && parent.s == n.id {
+	if parent.ok && parent.s == id {
 		return none, "", -1
 	}
 	return parent, missing, idx
@@ -560,7 +622,7 @@ func (t *Tree) resolvedParent(i int32) nid {
 
 func (t *Tree) resolvedParentOrMissing(i int32) (nid, string) {
 	n := &t.nodes[i]
-	if lp, ok := t.logicalParents[n.id]; ok {
+	if lp, ok := t.logicalParents[t.text.str(n.id)]; ok {
 		return lp, ""
 	}
 	return t.canonicalParentOrMissing(t.parentNid(n))
@@ -598,6 +660,22 @@ func (t *Tree) walk(id string, parents bool) Path {
 	if parents {
 		p.Parents = make([]string, 0, len(t.nodes))
 	}
+	p.MissingID, p.Cycle = t.walkEach(id, func(i int32, parent nid) {
+		p.Nodes = append(p.Nodes, int(i))
+		if parents {
+			p.Parents = append(p.Parents, parent.s)
+		}
+	})
+	slices.Reverse(p.Nodes)
+	slices.Reverse(p.Parents)
+	return p
+}
+
+// walkEach walks from id to its root as walk does, calling each with every
+// indexed node met (the leaf first) and the parent it has on the path, and
+// returns what walk puts in Path.MissingID and Path.Cycle. It keeps no list:
+// a caller that only counts or marks nodes needs none.
+func (t *Tree) walkEach(id string, each func(i int32, parent nid)) (missingID string, cycle bool) {
 	// An id names one node (the index's or the opaque map's), so a bit per
 	// node stands in for OpenClaw's set of seen ids.
 	seen := newNodeSet(len(t.nodes))
@@ -613,37 +691,29 @@ func (t *Tree) walk(id string, parents bool) Path {
 	for cur.truthy() {
 		i, ok := known, known >= 0
 		if !ok {
-			i, ok = t.byID.get(t.nodes, cur.s)
+			i, ok = t.byID.get(t, cur.s)
 		}
 		if ok {
 			if !visit(i) {
-				p.Cycle = true
-				break
+				return missingID, true
 			}
 			parent, missing, idx := t.entryParentIndexed(i)
 			known = idx
-			p.Nodes = append(p.Nodes, int(i))
-			if parents {
-				p.Parents = append(p.Parents, parent.s)
-			}
-			p.MissingID = missing
+			each(i, parent)
+			missingID = missing
 			cur = parent
 			continue
 		}
 		o, ok := t.opaqueParents[cur.s]
 		if !ok {
-			p.MissingID = cur.s
-			break
+			return cur.s, false
 		}
 		if !visit(o.node) {
-			p.Cycle = true
-			break
+			return missingID, true
 		}
 		cur = o.parent
 	}
-	slices.Reverse(p.Nodes)
-	slices.Reverse(p.Parents)
-	return p
+	return missingID, false
 }
 
 // MissingParent is a navigating line whose parentId names no line.
@@ -659,8 +729,11 @@ func (t *Tree) MissingParents() []MissingParent {
 	var out []MissingParent
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if n.kind == NodeInert || n.parentState != RefString {
+		if n.meta.kind() == NodeInert || n.meta.parentState() != RefString {
 			continue
+		}
+		if n.parent >= 0 && t.nodes[n.parent].meta.kind() != NodeInert {
+			continue // that node had the parent's id when n was added: the index or the opaque map still has the id
 		}
 		parent := t.parentText(n)
 		if parent == "" {
@@ -691,24 +764,28 @@ func (t *Tree) BranchCut() (Cut, bool) {
 	if !t.leaf.ok {
 		return Cut{}, false
 	}
-	p := t.walk(t.leaf.s, false)
-	if p.MissingID == "" || len(p.Nodes) == 0 {
+	// The walks mark and count nodes rather than list them: a branch is
+	// most of the file, and its list would take 8 bytes a node.
+	active := newNodeSet(len(t.nodes))
+	root := int32(-1) // the first entry of the branch: the walk's last
+	missing, _ := t.walkEach(t.leaf.s, func(i int32, _ nid) {
+		active.add(int(i))
+		root = i
+	})
+	if missing == "" || root < 0 {
 		return Cut{}, false
 	}
-	first := &t.nodes[p.Nodes[0]]
-	c := Cut{MissingID: p.MissingID, FirstLine: int(first.line)}
-	if first.prevLeaf < 0 {
+	first := &t.nodes[root]
+	c := Cut{MissingID: missing, FirstLine: int(first.line)}
+	prevLeaf := t.prevLeaf(root)
+	if prevLeaf < 0 {
 		return c, true
 	}
-	active := newNodeSet(len(t.nodes))
-	for _, i := range p.Nodes {
-		active.add(i)
-	}
-	for _, i := range t.walk(t.nodes[first.prevLeaf].id, false).Nodes {
-		if !active.has(i) {
+	t.walkEach(t.idOf(prevLeaf), func(i int32, _ nid) {
+		if !active.has(int(i)) {
 			c.Lost++
 		}
-	}
+	})
 	return c, true
 }
 
@@ -737,7 +814,7 @@ func (t *Tree) resolveFirstKept(i int32, parent nid) (string, bool) {
 	if fk.State != RefString {
 		return fk.ID, false
 	}
-	if _, ok := t.byID.get(t.nodes, fk.ID); ok {
+	if _, ok := t.byID.get(t, fk.ID); ok {
 		return fk.ID, true
 	}
 	if _, ok := t.opaqueParents[fk.ID]; !ok {
@@ -767,7 +844,7 @@ func (t *Tree) opaqueFirstKept(firstKept string, parent, fallback nid) nid {
 			break
 		}
 		seen[cur.s] = struct{}{}
-		if i, ok := t.byID.get(t.nodes, cur.s); ok {
+		if i, ok := t.byID.get(t, cur.s); ok {
 			descendant = cur
 			n := &t.nodes[i]
 			cur = t.parentNid(n)
@@ -777,7 +854,7 @@ func (t *Tree) opaqueFirstKept(firstKept string, parent, fallback nid) nid {
 	}
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if n.kind != NodeEntry {
+		if n.meta.kind() != NodeEntry {
 			continue // OpenClaw scans every entry the codec accepts, in file order
 		}
 		ancestors := map[string]struct{}{}
@@ -791,7 +868,7 @@ func (t *Tree) opaqueFirstKept(firstKept string, parent, fallback nid) nid {
 				break
 			}
 			if cur.s == firstKept {
-				return some(n.id)
+				return some(t.idOf(int32(i)))
 			}
 			ancestors[cur.s] = struct{}{}
 			cur = o.parent
@@ -804,8 +881,10 @@ func (t *Tree) opaqueFirstKept(firstKept string, parent, fallback nid) nid {
 // id strings: an id costs one 8-byte slot (at most three quarters of the
 // slots are used) and is never copied. A slot holds 32 bits of the id's
 // hash next to the node index, so probing compares ids only when the hash
-// bits match: a miss reads the slots alone, not the nodes. Entries are
-// added or replaced, never removed one by one.
+// bits match: a miss reads the slots alone, not the nodes. The slot count
+// need not be a power of two (the hash bits are scaled to it), so a
+// reserved index is sized to its ids, not to the next power of two above
+// them. Entries are added or replaced, never removed one by one.
 type idIndex struct {
 	slots []uint64 // hash<<32 | node index+1; 0 is empty
 	used  int
@@ -814,21 +893,17 @@ type idIndex struct {
 var idIndexSeed = maphash.MakeSeed()
 
 func (x *idIndex) init(sizeHint int) {
-	n := 8
-	for n*3 < sizeHint*4 {
-		n *= 2
-	}
-	x.slots, x.used = make([]uint64, n), 0
+	x.slots, x.used = make([]uint64, slotsFor(sizeHint)), 0
 }
+
+// slotsFor is the slot count that holds n entries at the highest load
+// allowed (three quarters), at least 8.
+func slotsFor(n int) int { return max(8, n+n/3+1) }
 
 // reserve grows the slots to hold n entries without growing again.
 func (x *idIndex) reserve(n int) {
-	size := len(x.slots)
-	for n*4 > size*3 {
-		size *= 2
-	}
-	if size > len(x.slots) {
-		x.rehash(size)
+	if n*4 > len(x.slots)*3 {
+		x.rehash(slotsFor(n))
 	}
 }
 
@@ -841,38 +916,48 @@ func (x *idIndex) reset() {
 func hashID(id string) uint64 { return maphash.String(idIndexSeed, id) }
 
 // find returns the slot of id (whose hashID is h): the one holding it, or
-// the empty one where it goes. The probe starts at the hash bits the slot
-// keeps, so growing needs no hashing.
-func (x *idIndex) find(nodes []node, id string, h uint64) int {
+// the empty one where it goes. The probe starts where the hash bits the
+// slot keeps scale to, so growing needs no hashing.
+func (x *idIndex) find(t *Tree, id string, h uint64) int {
 	fp := h & 0xFFFFFFFF
-	mask := len(x.slots) - 1
-	for i := int(fp) & mask; ; i = (i + 1) & mask {
+	for i := x.start(fp); ; i = x.nextSlot(i) {
 		s := x.slots[i]
-		if s == 0 || s>>32 == fp && nodes[uint32(s)-1].id == id {
+		if s == 0 || s>>32 == fp && t.idOf(int32(uint32(s)-1)) == id {
 			return i
 		}
 	}
 }
 
+// start is the first slot a probe for hash bits fp looks at.
+func (x *idIndex) start(fp uint64) int { return int(fp * uint64(len(x.slots)) >> 32) }
+
+// nextSlot is the slot a probe looks at after i.
+func (x *idIndex) nextSlot(i int) int {
+	if i++; i == len(x.slots) {
+		return 0
+	}
+	return i
+}
+
 // get returns the node indexed under id.
-func (x *idIndex) get(nodes []node, id string) (int32, bool) {
-	return x.getHashed(nodes, id, hashID(id))
+func (x *idIndex) get(t *Tree, id string) (int32, bool) {
+	return x.getHashed(t, id, hashID(id))
 }
 
 // getHashed is get with id's hashID.
-func (x *idIndex) getHashed(nodes []node, id string, h uint64) (int32, bool) {
-	s := x.slots[x.find(nodes, id, h)]
+func (x *idIndex) getHashed(t *Tree, id string, h uint64) (int32, bool) {
+	s := x.slots[x.find(t, id, h)]
 	return int32(uint32(s)) - 1, s != 0
 }
 
 // put indexes node idx (whose id is id) under id, replacing an earlier node.
-func (x *idIndex) put(nodes []node, id string, idx int32) {
-	x.putHashed(nodes, id, idx, hashID(id))
+func (x *idIndex) put(t *Tree, id string, idx int32) {
+	x.putHashed(t, id, idx, hashID(id))
 }
 
 // putHashed is put with id's hashID.
-func (x *idIndex) putHashed(nodes []node, id string, idx int32, h uint64) {
-	i := x.find(nodes, id, h)
+func (x *idIndex) putHashed(t *Tree, id string, idx int32, h uint64) {
+	i := x.find(t, id, h)
 	if x.slots[i] == 0 {
 		x.used++
 	}
@@ -882,18 +967,17 @@ func (x *idIndex) putHashed(nodes []node, id string, idx int32, h uint64) {
 	}
 }
 
-// rehash moves every entry to size slots (a power of two).
+// rehash moves every entry to size slots.
 func (x *idIndex) rehash(size int) {
 	old := x.slots
 	x.slots = make([]uint64, size)
-	mask := len(x.slots) - 1
 	for _, s := range old {
 		if s == 0 {
 			continue
 		}
-		i := int(s>>32) & mask
+		i := x.start(s >> 32)
 		for x.slots[i] != 0 {
-			i = (i + 1) & mask
+			i = x.nextSlot(i)
 		}
 		x.slots[i] = s
 	}

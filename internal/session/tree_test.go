@@ -253,3 +253,22 @@ func BenchmarkTreeMemory(b *testing.B) {
 	}
 	b.ReportMetric(kept, "B/entry")
 }
+
+// TestTreeFarLeaf: a node added more than a node word can count after the
+// leaf keeps where the leaf was (BranchCut counts the entries its cut
+// branch loses from it).
+func TestTreeFarLeaf(t *testing.T) {
+	tr := NewTree(farBack + 8)
+	tr.Add(Node{Line: 1, Kind: NodeEntry, Type: TypeMessage, ID: "a", ParentID: Null})
+	for i := range farBack {
+		tr.Add(Node{Line: i + 2})
+	}
+	tr.Add(Node{Line: farBack + 2, Kind: NodeEntry, Type: TypeMessage, ID: "b", ParentID: Str("gone")})
+	if len(tr.farLeaves) != 2 { // the last inert node's and b's
+		t.Fatalf("%d far leaves, want 2", len(tr.farLeaves))
+	}
+	c, ok := tr.BranchCut()
+	if want := (Cut{MissingID: "gone", FirstLine: farBack + 2, Lost: 1}); !ok || c != want {
+		t.Errorf("cut %+v %v, want %+v", c, ok, want)
+	}
+}
