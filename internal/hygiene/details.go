@@ -11,11 +11,14 @@ const ruleToolResultDetails = "tool-results/details"
 // message: it is transcript state, never sent to a provider. Synthetic
 // results added later by the final pairing pass keep theirs.
 func stripToolResultDetails(r *Run, msgs []Message) []Message {
+	out := msgs // copied before a message changes (listToWrite)
 	for i := range msgs {
-		m := &msgs[i]
-		if session.Role(&m.V) == session.RoleToolResult && m.V.Delete("details") {
-			r.Record(ruleToolResultDetails, m, "details removed from tool result")
+		v := msgs[i].V
+		if session.Role(&v) == session.RoleToolResult && v.Delete("details") {
+			out = listToWrite(out, msgs)
+			out[i].V = v
+			r.Record(ruleToolResultDetails, &out[i], "details removed from tool result")
 		}
 	}
-	return msgs
+	return out
 }

@@ -1,6 +1,8 @@
 package hygiene
 
 import (
+	"slices"
+
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 )
@@ -46,39 +48,116 @@ func replayAfterPrefix(r *Run, msgs []Message) ([]Message, error) {
 
 // replayAfterIDs is the pipeline after the tool-call id rewrite (step 10):
 // steps 11–18. The runs of a segmented replay may share step 10
-// (shared_ids.go).
+// (shared_ids.go) and the stages of steps 11–18 (shared_tail.go).
 func replayAfterIDs(r *Run, msgs []Message) ([]Message, error) {
-	responses := isResponsesAPI(r.Target.ModelAPI)
-	pairing := r.Policy.RepairToolUseResultPairing
-	msgs = runSteps(r, msgs, rewriteSteps) // 11–13
-	r.at(14)
-	if responses {
-		if pairing {
-			msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: abortedResultText})
+	return replayTail(r, msgs, nil)
+}
+
+// replayTail runs steps 11–18 stage by stage (tailStages), each through
+// share (nil: no sharing).
+func replayTail(r *Run, msgs []Message, share *tailShare) ([]Message, error) {
+	for i := range tailStages {
+		st := &tailStages[i]
+		if !st.applies(r) {
+			continue
 		}
-		if err := checkResponsesInvariant(r, msgs); err != nil {
+		var err error
+		if msgs, err = share.run(r, st, msgs); err != nil {
 			return nil, err
 		}
 	}
-	r.at(16) // (15 writes a snapshot: never)
-	if r.Policy.ApplyGoogleTurnOrdering {
-		msgs = googleTurnOrdering(r, msgs)
-		if responses {
-			if err := checkResponsesInvariant(r, msgs); err != nil {
-				return nil, err
-			}
-		}
-	}
-	msgs = runSteps(r, msgs, turnSteps) // 17
-	r.at(18)
-	if pairing {
-		text := syntheticResultText
-		if responses {
-			text = abortedResultText
-		}
-		msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: text})
-	}
 	return msgs, nil
+}
+
+// listToWrite is out, or a copy of given when out is given itself: the
+// steps from step 10 on never write into the list they are given (the runs
+// of a segmented replay share lists: shared_ids.go, shared_tail.go), but
+// into a copy, made when a message first changes.
+func listToWrite(out, given []Message) []Message {
+	if sameList(out, given) {
+		return slices.Clone(given)
+	}
+	return out
+}
+
+// tailStage is a part of steps 11–18 that the runs of a segmented replay
+// may share: applies reports whether it does anything for r, key is what
+// it reads of r besides the messages (tailShare), run runs it. No stage
+// writes into the list it is given (listToWrite):
+// TestStepsLeaveTheirInput holds them to it.
+type tailStage struct {
+	applies func(r *Run) bool
+	key     func(r *Run) tailKey
+	run     func(r *Run, msgs []Message) ([]Message, error)
+}
+
+// tailKey is what a stage of steps 11–18 reads of a run: two runs with one
+// key, given the same messages, make the same output, changes and error.
+// A rule of these steps that comes to read another part of the target,
+// policy or run must add it here.
+type tailKey struct {
+	stage          int
+	hook           replayHook
+	responses      bool
+	pairing        bool
+	gemini         bool
+	anthropic      bool
+	appendOnlyMsgs bool // appendOnlyRuntimeContext on the anthropic-messages api
+}
+
+var tailStages = []tailStage{
+	{ // 11–13
+		applies: func(*Run) bool { return true },
+		key:     func(r *Run) tailKey { return tailKey{stage: 11, hook: replayHookOf(r.Target)} },
+		run: func(r *Run, msgs []Message) ([]Message, error) {
+			return runSteps(r, msgs, rewriteSteps), nil
+		},
+	},
+	{ // 14: the Responses family's second pairing pass and invariant
+		applies: func(r *Run) bool { return isResponsesAPI(r.Target.ModelAPI) },
+		key:     func(r *Run) tailKey { return tailKey{stage: 14, pairing: r.Policy.RepairToolUseResultPairing} },
+		run: func(r *Run, msgs []Message) ([]Message, error) {
+			r.at(14)
+			if r.Policy.RepairToolUseResultPairing {
+				msgs = repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: abortedResultText})
+			}
+			return msgs, checkResponsesInvariant(r, msgs)
+		},
+	},
+	{ // 16 (15 writes a snapshot: never)
+		applies: func(r *Run) bool { return r.Policy.ApplyGoogleTurnOrdering },
+		key:     func(r *Run) tailKey { return tailKey{stage: 16, responses: isResponsesAPI(r.Target.ModelAPI)} },
+		run: func(r *Run, msgs []Message) ([]Message, error) {
+			r.at(16)
+			msgs = googleTurnOrdering(r, msgs)
+			if isResponsesAPI(r.Target.ModelAPI) {
+				return msgs, checkResponsesInvariant(r, msgs)
+			}
+			return msgs, nil
+		},
+	},
+	{ // 17
+		applies: func(r *Run) bool { return r.Policy.ValidateGeminiTurns || r.Policy.ValidateAnthropicTurns },
+		key: func(r *Run) tailKey {
+			return tailKey{stage: 17, gemini: r.Policy.ValidateGeminiTurns, anthropic: r.Policy.ValidateAnthropicTurns,
+				appendOnlyMsgs: r.Policy.AppendOnlyRuntimeContext && r.Target.ModelAPI == "anthropic-messages"}
+		},
+		run: func(r *Run, msgs []Message) ([]Message, error) {
+			return runSteps(r, msgs, turnSteps), nil
+		},
+	},
+	{ // 18: the final pairing pass
+		applies: func(r *Run) bool { return r.Policy.RepairToolUseResultPairing },
+		key:     func(r *Run) tailKey { return tailKey{stage: 18, responses: isResponsesAPI(r.Target.ModelAPI)} },
+		run: func(r *Run, msgs []Message) ([]Message, error) {
+			r.at(18)
+			text := syntheticResultText
+			if isResponsesAPI(r.Target.ModelAPI) {
+				text = abortedResultText
+			}
+			return repairToolResultPairing(r, msgs, pairingOptions{SyntheticText: text}), nil
+		},
+	},
 }
 
 // step is one rule of the pipeline and its number in docs/replay.md

@@ -56,6 +56,7 @@ func providerReplayHook(r *Run, msgs []Message) []Message {
 // stripCopilotThinking removes thinking and redacted_thinking blocks from
 // every assistant; an assistant left empty gets one placeholder text block.
 func stripCopilotThinking(r *Run, msgs []Message) []Message {
+	out := msgs // copied before a message changes (listToWrite)
 	for i := range msgs {
 		m := &msgs[i]
 		content := m.V.Get("content")
@@ -75,9 +76,10 @@ func stripCopilotThinking(r *Run, msgs []Message) []Message {
 		if len(kept) == 0 {
 			kept = append(kept, jsonl.Member{Value: textBlock(copilotReasoningOmitted)})
 		}
-		m.V = withMember(&m.V, "content", arrayOf(kept))
+		out = listToWrite(out, msgs)
+		out[i].V = withMember(&m.V, "content", arrayOf(kept))
 	}
-	return msgs
+	return out
 }
 
 // textBlock is {type:"text", text}.

@@ -36,7 +36,8 @@ type SessionOutput interface {
 	Begin(k int, whole bool) error
 	// Segment receives run k's replayed messages of a segmented attempt, in
 	// order, a segment at a time. The slice's room is reused once Segment
-	// returns; the message values are not.
+	// returns, and may be another run's too (Segment only reads it); the
+	// message values are not reused.
 	Segment(k int, msgs []Message) error
 	// Done reports how run k ended; it is called once per run.
 	Done(k int, res Replayed) error

@@ -14,8 +14,9 @@ import (
 // values they do not change, so equal lists hold equal values. Runs whose
 // id state has been one since the first segment and whose step-10 input is
 // the same list of values make the same output, changes and id state: the
-// first of them runs the step, the others take its output (a copy of the
-// list), its changes, its hazard and its id state (the same resolver). A
+// first of them runs the step, the others take its output (the same list:
+// no step from step 10 on writes into the list it is given, listToWrite),
+// its changes, its hazard and its id state (the same resolver). A
 // run whose input, or hazard, differs from its twins' in a segment parts
 // from them for good, with a copy of the id state as it stood before the
 // segment.
@@ -60,7 +61,7 @@ type idRewrites struct {
 
 // idLead is what a run that ran step 10 leaves its twins still to come.
 type idLead struct {
-	in, out   []Message // the step's input and output (lists of their own)
+	in, out   []Message // the step's input and output (which no step writes into)
 	res       *toolIDResolver
 	changes   []Change
 	steps     []int
@@ -102,7 +103,7 @@ func (s *idRewrites) rewrite(r *Run, msgs []Message) []Message {
 			if l.hazard != "" {
 				r.seg.failAt(l.hazard, l.hazardCut)
 			}
-			return slices.Clone(l.out)
+			return l.out
 		}
 	}
 	if len(s.leads[t]) > 0 {
@@ -112,11 +113,13 @@ func (s *idRewrites) rewrite(r *Run, msgs []Message) []Message {
 	}
 	logged := len(r.Changes)
 	out := rewriteToolCallIDs(r, msgs)
-	if s.waiting[t] > 0 {
-		s.leads[t] = append(s.leads[t], &idLead{in: slices.Clone(msgs), out: slices.Clone(out), res: r.seg.resolver,
-			changes: slices.Clone(r.Changes[logged:]), steps: slices.Clone(r.changeSteps[logged:]),
-			hazard: r.seg.hazard, hazardCut: r.seg.hazardCut})
+	if s.waiting[t] <= 0 {
+		return out
 	}
+	// No step writes into either list.
+	s.leads[t] = append(s.leads[t], &idLead{in: msgs, out: out, res: r.seg.resolver,
+		changes: slices.Clone(r.Changes[logged:]), steps: slices.Clone(r.changeSteps[logged:]),
+		hazard: r.seg.hazard, hazardCut: r.seg.hazardCut})
 	return out
 }
 
@@ -133,6 +136,11 @@ func (s *idRewrites) part(r *Run, t idKind) {
 	c.used = c.used.clone()
 	c.raw, c.pending = map[string]rawIDState{}, map[string][]string{}
 	r.seg.resolver = &c
+}
+
+// sameList reports whether a and b are the same list (the same room).
+func sameList(a, b []Message) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // sameMessages reports whether a and b hold the same messages: the same

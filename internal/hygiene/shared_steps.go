@@ -78,8 +78,10 @@ func prefixStepKey(n int, r *Run) stepKey {
 
 // sharePrefix runs the prefix steps of one segment, msgs (which it
 // consumes), for runs[k] for each k of active, sharing what their keys
-// allow, and hands each run's output to rest, one run at a time. rest's
-// error ends the replay of the segment.
+// allow, and hands each run's output to rest, one run at a time: the runs
+// that went the whole way together get the same list (no step after writes
+// into the list it is given: listToWrite). rest's error ends the replay of
+// the segment.
 func sharePrefix(runs []*Run, active []int, msgs []Message, rest func(k int, msgs []Message) error) error {
 	return prefixFrom(runs, active, 0, msgs, rest)
 }
@@ -88,12 +90,8 @@ func sharePrefix(runs []*Run, active []int, msgs []Message, rest func(k int, msg
 // group, which have reached it with the messages msgs.
 func prefixFrom(runs []*Run, group []int, i int, msgs []Message, rest func(k int, msgs []Message) error) error {
 	if i == len(prefixSteps) {
-		for j, k := range group {
-			own := msgs
-			if j < len(group)-1 {
-				own = ownList(msgs, i)
-			}
-			if err := rest(k, own); err != nil {
+		for _, k := range group {
+			if err := rest(k, msgs); err != nil {
 				return err
 			}
 		}

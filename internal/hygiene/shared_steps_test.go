@@ -18,7 +18,9 @@ import (
 // change), so the runs of a segmented replay may share the messages that
 // reach those steps (shared_steps.go). Every conformance case and a few
 // stitched sessions, for every target: the messages that reach the steps
-// print the same after the rest of the replay as before it.
+// print the same after the rest of the replay as before it. And the stages
+// of steps 10–18 never write into the list they are given (their runs
+// share lists: listToWrite).
 func TestStepsLeaveTheirInput(t *testing.T) {
 	cases := sessiontest.ShortSample(sessiontest.ConformanceCases(t), 4, nil)
 	var sessions [][]byte
@@ -47,7 +49,7 @@ func TestStepsLeaveTheirInput(t *testing.T) {
 			given := runSteps(r, contextMessages(ctx), prefixSteps[:sharedFrom])
 			before := printMessages(given)
 			msgs := runSteps(r, slices.Clone(given), prefixSteps[sharedFrom:])
-			if _, err := replayAfterPrefix(r, msgs); err != nil && len(r.Changes) == 0 {
+			if err := replayLeavingLists(t, r, msgs, names[i]+" ["+ct.Name+"]"); err != nil && len(r.Changes) == 0 {
 				t.Fatalf("%s [%s]: %v without a change", names[i], ct.Name, err)
 			}
 			if after := printMessages(given); after != before {
@@ -59,6 +61,34 @@ func TestStepsLeaveTheirInput(t *testing.T) {
 	if checked < 100 {
 		t.Errorf("only %d replays checked", checked)
 	}
+}
+
+// replayLeavingLists runs steps 10–18 over msgs, 11–18 stage by stage as
+// replayTail does, and fails t when one writes into the list it is given.
+func replayLeavingLists(t *testing.T, r *Run, msgs []Message, name string) error {
+	r.at(10)
+	given := slices.Clone(msgs)
+	out := rewriteToolCallIDs(r, msgs)
+	if !slices.Equal(given, msgs) {
+		t.Errorf("%s: step 10 wrote into the list it was given", name)
+	}
+	msgs = out
+	for i := range tailStages {
+		st := &tailStages[i]
+		if !st.applies(r) {
+			continue
+		}
+		given := slices.Clone(msgs)
+		out, err := st.run(r, msgs)
+		if !slices.Equal(given, msgs) {
+			t.Errorf("%s: stage %d of steps 11–18 wrote into the list it was given", name, i)
+		}
+		if err != nil {
+			return err
+		}
+		msgs = out
+	}
+	return nil
 }
 
 // printMessages is msgs' values as JSON, one a line, members in order.

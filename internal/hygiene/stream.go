@@ -89,7 +89,7 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 		}
 	}()
 	c := cutter{avoid: avoid}
-	input := newSegmentInput()
+	input, tail := newSegmentInput(), newTailShare()
 	eof := false
 	for {
 		cut := c.find()
@@ -112,7 +112,7 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 				return errs, nil
 			}
 		}
-		if err := replaySegmentAll(runs, errs, input, c.msgs[:cut], c.base, final, emit, changes); err != nil {
+		if err := replaySegmentAll(runs, errs, input, tail, c.msgs[:cut], c.base, final, emit, changes); err != nil {
 			return errs, err
 		}
 		if !slices.ContainsFunc(errs, func(e error) bool { return e == nil }) {
@@ -132,10 +132,11 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 // What the segment may not hold (input's check) is the same for every
 // run, which have all replayed the same segments before: it is checked
 // once, on msgs before any rule edits them. Runs share the prefix steps
-// their policies agree on (sharePrefix) and the id rewrite (idRewrites),
+// their policies agree on (sharePrefix), the id rewrite (idRewrites) and
+// the stages of steps 11–18 (tailShare),
 // and each goes on to the segment's end as soon as it has been through
 // them, so that only one run's copies of the segment are live at once.
-func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error, changes changeSink) error {
+func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, tail *tailShare, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error, changes changeSink) error {
 	hazard := input.check(msgs)
 	var active []int
 	for k, r := range runs {
@@ -149,16 +150,18 @@ func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, msgs []Mes
 		}
 	}
 	ids := newIDRewrites(runs, active)
+	tail.begin(runs, active)
 	return sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
-		return finishRun(runs, errs, k, ids.rewrite(runs[k], msgs), emit, changes)
+		return finishRun(runs, errs, k, ids.rewrite(runs[k], msgs), tail, emit, changes)
 	})
 }
 
 // finishRun replays steps 11–18 of one segment for run k, which has been
-// through the steps before (msgs), and hands the output and changes on.
-func finishRun(runs []*Run, errs []error, k int, msgs []Message, emit func(k int, msgs []Message) error, changes changeSink) error {
+// through the steps before (msgs), sharing what tail allows, and hands the
+// output and changes on.
+func finishRun(runs []*Run, errs []error, k int, msgs []Message, tail *tailShare, emit func(k int, msgs []Message) error, changes changeSink) error {
 	r := runs[k]
-	out, err := r.finishSegment(msgs)
+	out, err := r.finishSegment(msgs, tail)
 	if err != nil {
 		errs[k] = err
 		return nil
@@ -336,11 +339,12 @@ func newSegment(ids *idTable) *segment {
 }
 
 // finishSegment replays one segment after the tool-call id rewrite (step
-// 10), which msgs has been through, and checks that the cut held.
-func (r *Run) finishSegment(msgs []Message) ([]Message, error) {
+// 10), which msgs has been through, sharing what tail allows, and checks
+// that the cut held.
+func (r *Run) finishSegment(msgs []Message, tail *tailShare) ([]Message, error) {
 	s := r.seg
 	last := s.last
-	out, err := replayAfterIDs(r, msgs)
+	out, err := replayTail(r, msgs, tail)
 	if err != nil {
 		// The whole-list replay records every step's changes over the
 		// whole history before it refuses: let it report the refusal.

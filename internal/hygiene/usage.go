@@ -20,7 +20,9 @@ const ruleUsage = "usage/snapshot"
 // snapshot (missing counters filled, the total computed, unreadable usage
 // replaced by zeros).
 func normalizeUsageSnapshots(r *Run, msgs []Message) []Message {
-	zeroStaleUsage(r, msgs)
+	given := msgs
+	msgs = zeroStaleUsage(r, given)
+	out := msgs // copied before a message changes (listToWrite), unless it is a copy
 	r.phase = 1
 	var space usageSpace
 	for i := range msgs {
@@ -37,15 +39,16 @@ func normalizeUsageSnapshots(r *Run, msgs []Message) []Message {
 			continue
 		}
 		snapshot = snapshot.Clone() // off the reused space
-		m.V = withMember(&m.V, "usage", snapshot)
-		r.Record(ruleUsage, m, "usage normalised to %s", jsonl.MarshalString(snapshot))
+		out = listToWrite(out, given)
+		out[i].V = withMember(&m.V, "usage", snapshot)
+		r.Record(ruleUsage, &out[i], "usage normalised to %s", jsonl.MarshalString(snapshot))
 	}
-	return msgs
+	return out
 }
 
 // zeroStaleUsage gives assistants at or before the latest compaction summary
 // (by timestamp when both parse, else by position) the zero snapshot.
-func zeroStaleUsage(r *Run, msgs []Message) {
+func zeroStaleUsage(r *Run, msgs []Message) []Message {
 	latest := -1
 	for i := range msgs {
 		if session.Role(&msgs[i].V) == session.RoleCompactionSummary {
@@ -53,8 +56,9 @@ func zeroStaleUsage(r *Run, msgs []Message) {
 		}
 	}
 	if latest < 0 {
-		return
+		return msgs
 	}
+	out := msgs // copied before a message changes (listToWrite)
 	compactedAt, compactedOK := timestampMillis(msgs[latest].V.Get("timestamp"))
 	for i := range msgs {
 		m := &msgs[i]
@@ -68,10 +72,12 @@ func zeroStaleUsage(r *Run, msgs []Message) {
 			stale = at <= compactedAt
 		}
 		if stale {
-			m.V = withMember(&m.V, "usage", zeroUsageSnapshot())
-			r.Record(ruleUsage, m, "usage from before the latest compaction zeroed")
+			out = listToWrite(out, msgs)
+			out[i].V = withMember(&m.V, "usage", zeroUsageSnapshot())
+			r.Record(ruleUsage, &out[i], "usage from before the latest compaction zeroed")
 		}
 	}
+	return out
 }
 
 // zeroUsageSnapshot is makeZeroUsageSnapshot.
