@@ -665,10 +665,8 @@ func word8(b []byte) uint64 {
 	return w
 }
 
-// intern returns the table's copy of b, if it has one.
-func intern(b []byte) (string, bool) { return internWord(b, word8(b)) }
-
-// internWord is intern for a caller that has b's word8 at hand.
+// internWord returns the table's copy of b, if it has one; w is b's word8,
+// which the caller has at hand.
 func internWord(b []byte, w uint64) (string, bool) {
 	n := len(b)
 	if n == 0 || n > 32 {

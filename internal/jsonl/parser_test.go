@@ -258,3 +258,6 @@ func TestParseMember(t *testing.T) {
 		t.Errorf("ParseMember allocates %.2f times per value", n)
 	}
 }
+
+// intern looks b up in the parser's intern table, as the string scan does.
+func intern(b []byte) (string, bool) { return internWord(b, word8(b)) }
