@@ -121,6 +121,10 @@ type Pipeline[T any] struct {
 	// returns). A file truncated meanwhile ends the pipeline with a
 	// *fs.PathError around [ErrFileShrank].
 	MapFiles bool
+	// Mapping, when set, is r's mapping ([MapFile] of r), used as MapFiles
+	// would use its own and left mapped when RunBatches returns: the
+	// caller's next pass reads the file from it again.
+	Mapping *Mapped
 }
 
 // RunBatches reads r in batches of whole lines, runs p's work on each and
@@ -137,7 +141,10 @@ func RunBatches[T any](r io.Reader, p Pipeline[T]) error {
 		rd.size = int(p.SizeHint) + 1 // room to see the end of the input in one read
 		rd.full = rd.size
 	}
-	if p.MapFiles {
+	switch {
+	case p.Mapping != nil:
+		rd.m, rd.mapping = p.Mapping.m, p.Mapping.m
+	case p.MapFiles:
 		if rd.m = mapInput(r); rd.m != nil {
 			defer rd.m.unmap()
 			rd.mapping = rd.m

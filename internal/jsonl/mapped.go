@@ -124,3 +124,39 @@ func guard(m *mapping, fn func()) (err error) {
 	fn()
 	return nil
 }
+
+// Mapped is a regular file's read-only mapping held by its caller across
+// passes: a first pass cuts its batches out of it ([Pipeline.Mapping]) and
+// a second pass copies from it, so the file is read from the kernel once.
+// Code that touches its bytes outside the pipeline runs under
+// [Mapped.Guard]: a file truncated meanwhile gives the same error as in the
+// pipeline, not a crash.
+type Mapped struct{ m *mapping }
+
+// MapFile maps r as [Pipeline.MapFiles] would: a regular, non-empty file
+// read from its start, directly or through a [ContextReader]. It returns
+// nil when r is no such file or the platform maps no files; the caller
+// reads r then. Close unmaps it.
+func MapFile(r io.Reader) *Mapped {
+	m := mapInput(r)
+	if m == nil {
+		return nil
+	}
+	return &Mapped{m: m}
+}
+
+// Bytes is the mapping: the file's first bytes, as many as it held when it
+// was mapped. A file that grew since has more past them.
+func (m *Mapped) Bytes() []byte { return m.m.data }
+
+// Guard runs fn, turning a fault on the mapping (the file became shorter)
+// into a *fs.PathError around [ErrFileShrank].
+func (m *Mapped) Guard(fn func()) error { return guard(m.m, fn) }
+
+// Shrank is the error Guard returns for a file that became shorter, for
+// a caller whose system call (a write from the mapping) failed on the
+// missing pages instead of faulting.
+func (m *Mapped) Shrank() error { return m.m.shrank() }
+
+// Close unmaps the mapping; its bytes must not be touched after.
+func (m *Mapped) Close() error { return m.m.unmap() }

@@ -68,7 +68,7 @@ func checkRepair(t *testing.T, input []byte) {
 	checkLineVerdicts(t, input)
 	checkAgainstReference(t, input)
 	seq, _ := analyzeSequential(bytes.NewReader(input), nil)
-	par, _ := analyzeParallel(bytes.NewReader(input), 2, nil)
+	par, _ := analyzeParallel(bytes.NewReader(input), 2, nil, nil)
 	if !reflect.DeepEqual(normalized(seq), normalized(par)) {
 		t.Fatalf("parallel plan differs:\nseq %+v\npar %+v", seq, par)
 	}

@@ -13,12 +13,15 @@ import (
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
-// analyzeParallel is [Analyze] with workers goroutines judging lines.
-func analyzeParallel(r io.Reader, workers int, onVerdict func(Verdict)) (Plan, error) {
+// analyzeParallel is [Analyze] with workers goroutines judging lines (1:
+// on the calling goroutine), cutting batches out of m, r's mapping, when
+// it is not nil.
+func analyzeParallel(r io.Reader, workers int, m *jsonl.Mapped, onVerdict func(Verdict)) (Plan, error) {
 	c := NewClassifier()
 	err := jsonl.RunBatches(r, jsonl.Pipeline[[]LineFacts]{
 		Workers:   workers,
 		BatchSize: jsonl.ScanBatchSize,
+		Mapping:   m,
 		NewWorker: func() func(*jsonl.Batch[[]LineFacts]) {
 			var j LineJudge
 			return func(b *jsonl.Batch[[]LineFacts]) { b.Out = judgeLines(&j, b, b.Out) }

@@ -265,12 +265,23 @@ func RepairStream(w io.Writer, r io.ReadSeeker, path string, opts Options) (Resu
 }
 
 // repairStream is the two passes of RepairTo over r, whose name in errors
-// is name.
+// is name. A regular file is read once: both passes read its mapping.
 func repairStream(res Result, w io.Writer, r io.ReadSeeker, name string, opts Options) (Result, error) {
-	r = jsonl.WithContext(opts.context(), r) // both passes stop at their next read once it is done
-	plan, err := Analyze(r, opts.OnVerdict)
+	cr := jsonl.WithContext(opts.context(), r) // both passes stop at their next read once it is done
+	m := jsonl.MapFile(cr)
+	if m != nil {
+		defer m.Close()
+	}
+	var plan Plan
+	var err error
+	if m != nil {
+		plan, err = analyzeParallel(cr, workersFor(), m, opts.OnVerdict)
+	} else {
+		plan, err = Analyze(cr, opts.OnVerdict)
+	}
+	var src io.Reader
 	if err == nil {
-		_, err = r.Seek(0, io.SeekStart)
+		src, err = secondPassInput(opts.context(), cr, m, plan.Bytes)
 	}
 	if err != nil {
 		res.Reason = readFailure(err, name)
@@ -282,10 +293,12 @@ func repairStream(res Result, w io.Writer, r io.ReadSeeker, name string, opts Op
 	case opts.DryRun:
 		return res, nil
 	case !needed:
-		_, err := io.Copy(w, r)
-		return res, err
+		return res, fromMapping(m, func() error {
+			_, err := io.Copy(w, src)
+			return err
+		})
 	}
-	if err := WriteRepaired(w, r, &plan, opts.now, opts.uuid); err != nil {
+	if err := fromMapping(m, func() error { return WriteRepaired(w, src, &plan, opts.now, opts.uuid) }); err != nil {
 		return res, fmt.Errorf("%s: %w", res.Path, err)
 	}
 	return res, nil

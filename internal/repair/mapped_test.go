@@ -1,0 +1,103 @@
+package repair
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
+)
+
+// TestRepairToFromMapping writes every conformance case through RepairTo,
+// whose passes read the file's mapping, and checks the bytes against the
+// two passes over a plain reader.
+func TestRepairToFromMapping(t *testing.T) {
+	for _, src := range sessiontest.ConformanceCases(t) {
+		name := filepath.Base(src)
+		t.Run(strings.TrimSuffix(name, ".jsonl"), func(t *testing.T) {
+			input, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), name)
+			if err := os.WriteFile(path, input, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, want := runBothPasses(t, input)
+			var out bytes.Buffer
+			res, err := RepairTo(&out, path, Options{Now: goldenClock, UUID: goldenUUIDs()})
+			if err != nil {
+				t.Fatalf("RepairTo: %v", err)
+			}
+			if res.Reason != "" {
+				want = input // written unchanged
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("output differs from the two passes over a reader:\n%s\nwant\n%s", out.Bytes(), want)
+			}
+		})
+	}
+}
+
+// TestSecondPassFromMappingTruncated truncates the file between the two
+// passes: the second pass, copying from the mapping, ends with
+// ErrFileShrank, whether it copies kept lines or the whole file.
+func TestSecondPassFromMappingTruncated(t *testing.T) {
+	var lines strings.Builder
+	lines.WriteString(header + "\n")
+	for lines.Len() < 64<<10 {
+		lines.WriteString(userHello + "\n")
+	}
+	for _, tc := range []struct {
+		name, tail string
+	}{
+		{"rewritten", "{\"type\":\"message\"\n" + userHello + "\n"}, // a malformed line to drop
+		{"unchanged", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			if err := os.WriteFile(path, []byte(lines.String()+tc.tail), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			r := jsonl.WithContext(context.Background(), f)
+			m := jsonl.MapFile(r)
+			if m == nil {
+				t.Skip("files are not mapped on this platform")
+			}
+			defer m.Close()
+			plan, err := analyzeParallel(r, 2, m, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, 100); err != nil {
+				t.Fatal(err)
+			}
+			src, err := secondPassInput(context.Background(), r, m, plan.Bytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			err = fromMapping(m, func() error {
+				if !plan.NeedsRewrite() {
+					_, err := io.Copy(&out, src)
+					return err
+				}
+				return WriteRepaired(&out, src, &plan, goldenClock, goldenUUIDs())
+			})
+			if !errors.Is(err, jsonl.ErrFileShrank) {
+				t.Fatalf("err = %v, want ErrFileShrank", err)
+			}
+		})
+	}
+}
