@@ -148,7 +148,8 @@ func (s *Scanner) Enter() (f Field, empty bool) {
 func (s *Scanner) More(close byte) (bool, error) {
 	d, i := s.d, s.i
 	if i+1 < len(d) {
-		if c := d[i]; c == ',' && d[i+1] > ' ' {
+		b := d[i : i+2 : i+2]
+		if c := b[0]; c == ',' && b[1] > ' ' {
 			s.i = i + 1
 			return true, nil
 		} else if c == close {
@@ -187,16 +188,17 @@ func (s *Scanner) moreAny(close byte) (bool, error) {
 // the others.
 func (s *Scanner) Key() (string, error) {
 	d, i := s.d, s.i
-	if i+19 <= len(d) && d[i] == '"' {
-		e, end := firstStop(binary.LittleEndian.Uint64(d[i+1:])), i+1
-		if e == 0 {
-			e, end = firstStop(binary.LittleEndian.Uint64(d[i+9:])), i+9
-		}
-		if e != 0 {
-			end += bits.TrailingZeros64(e) >> 3
-			if d[end] == '"' && d[end+1] == ':' && d[end+2] > ' ' {
-				s.i = end + 2
-				return unsafe.String(&d[i+1], end-i-1), nil
+	if i+20 <= len(d) {
+		b := d[i : i+20 : i+20] // constant bounds: no checks below
+		if b[0] == '"' {
+			e, end := firstStop(binary.LittleEndian.Uint64(b[1:9])), uint(1)
+			if e == 0 {
+				e, end = firstStop(binary.LittleEndian.Uint64(b[9:17])), 9
+			}
+			end = (end + uint(bits.TrailingZeros64(e))>>3) & 31 // at most 17 (e == 0: past the two words)
+			if e != 0 && end < 18 && b[end] == '"' && b[end+1] == ':' && b[end+2] > ' ' {
+				s.i = i + int(end) + 2
+				return unsafe.String(&b[1], end-1), nil
 			}
 		}
 	}
@@ -354,23 +356,26 @@ func (s *Scanner) skipAny() (Kind, error) {
 // scan or a white-space loop; memberKeyAny takes the others.
 func (s *Scanner) memberKey() (key []byte, escaped bool, err error) {
 	d, i := s.d, s.i
-	if i+19 > len(d) || d[i] != '"' {
+	if i+20 > len(d) {
 		return s.memberKeyAny()
 	}
-	start := i + 1
-	e, end := firstStop(binary.LittleEndian.Uint64(d[start:])), start
+	b := d[i : i+20 : i+20] // constant bounds: no checks below
+	if b[0] != '"' {
+		return s.memberKeyAny()
+	}
+	e, end := firstStop(binary.LittleEndian.Uint64(b[1:9])), uint(1)
 	if e == 0 {
-		e, end = firstStop(binary.LittleEndian.Uint64(d[start+8:])), start+8
+		e, end = firstStop(binary.LittleEndian.Uint64(b[9:17])), 9
 	}
-	end += bits.TrailingZeros64(e) >> 3 // e == 0: 8 more, past the two words
-	if e == 0 || d[end] != '"' || d[end+1] != ':' {
+	end = (end + uint(bits.TrailingZeros64(e))>>3) & 31 // at most 17 (e == 0: past the two words)
+	if e == 0 || end >= 18 || b[end] != '"' || b[end+1] != ':' {
 		return s.memberKeyAny()
 	}
-	s.i = end + 2
-	if d[end+2] <= ' ' {
+	s.i = i + int(end) + 2
+	if b[end+2] <= ' ' {
 		s.space()
 	}
-	return d[start:end], false, nil
+	return b[1:end], false, nil
 }
 
 // memberKeyAny is memberKey for any key: long, escaped, not ASCII, spaced
@@ -537,6 +542,24 @@ var escapeLen = func() (t [256]uint8) {
 func (s *Scanner) str() (escaped bool, err error) {
 	d := s.d
 	i := s.i + 1
+	if i+16 <= len(d) {
+		b := d[i : i+16 : i+16] // constant bounds: no checks below
+		e, k := firstStop(binary.LittleEndian.Uint64(b[:8])), uint(0)
+		if e == 0 {
+			e, k = firstStop(binary.LittleEndian.Uint64(b[8:])), 8
+		}
+		if e == 0 {
+			i += 16
+		} else if k = (k + uint(bits.TrailingZeros64(e))>>3) & 15; b[k] == '"' {
+			s.i = i + int(k) + 1
+			return false, nil
+		}
+		i, escaped, done, err := s.strBlocks(i)
+		if done || err != nil {
+			return escaped, err
+		}
+		return s.strTail(i, escaped)
+	}
 	for n := 0; n < 2 && i+8 <= len(d); n++ {
 		e := firstStop(binary.LittleEndian.Uint64(d[i:]))
 		if e == 0 {
