@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -31,7 +32,8 @@ func FuzzRepair(f *testing.F) {
 // the insertion passes and the rewrite rules far more often than
 // arbitrary bytes; and that RepairStream, the repair `fix --stdout` and
 // `fix -` write, prints the two passes' output (or the input itself when
-// nothing changes). Seeds: the examples and the conformance cases.
+// nothing changes), from a reader and from a file (whose passes read its
+// mapping). Seeds: the examples and the conformance cases.
 func FuzzRepairDamaged(f *testing.F) {
 	for _, s := range sessiontest.DamagedSeeds(f) {
 		f.Add(s.Base, s.Program)
@@ -48,13 +50,27 @@ func FuzzRepairDamaged(f *testing.F) {
 			}
 			want = out.Bytes()
 		}
-		var got bytes.Buffer
-		res, err := RepairStream(&got, bytes.NewReader(input), "-", Options{Now: goldenClock, UUID: goldenUUIDs()})
-		if err != nil || res.Repaired != plan.NeedsRewrite() || res.Reason != plan.Reason {
-			t.Fatalf("RepairStream: repaired %v, reason %q, err %v; plan: rewrite %v, reason %q", res.Repaired, res.Reason, err, plan.NeedsRewrite(), plan.Reason)
+		file := filepath.Join(t.TempDir(), "s.jsonl")
+		if err := os.WriteFile(file, input, 0o600); err != nil {
+			t.Fatal(err)
 		}
-		if !bytes.Equal(got.Bytes(), want) {
-			t.Fatalf("RepairStream wrote %d bytes, the two passes %d\n%s", got.Len(), len(want), got.Bytes())
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		for _, in := range []struct {
+			name string
+			r    io.ReadSeeker
+		}{{"a reader", bytes.NewReader(input)}, {"a file (mapped)", f}} {
+			var got bytes.Buffer
+			res, err := RepairStream(&got, in.r, "-", Options{Now: goldenClock, UUID: goldenUUIDs()})
+			if err != nil || res.Repaired != plan.NeedsRewrite() || res.Reason != plan.Reason {
+				t.Fatalf("RepairStream from %s: repaired %v, reason %q, err %v; plan: rewrite %v, reason %q", in.name, res.Repaired, res.Reason, err, plan.NeedsRewrite(), plan.Reason)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Fatalf("RepairStream from %s wrote %d bytes, the two passes %d\n%s", in.name, got.Len(), len(want), got.Bytes())
+			}
 		}
 	})
 }
