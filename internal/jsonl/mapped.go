@@ -160,3 +160,18 @@ func (m *Mapped) Shrank() error { return m.m.shrank() }
 
 // Close unmaps the mapping; its bytes must not be touched after.
 func (m *Mapped) Close() error { return m.m.unmap() }
+
+// Release hands back the pages wholly within the mapping's bytes
+// [from, to) (they stay in the page cache), for a pass that is done with
+// them: a mapped page a pass touched counts in the process's RSS until
+// then. It returns to rounded down to a page: the start of the page not
+// handed back, where the next release can start.
+func (m *Mapped) Release(from, to int) int {
+	page := os.Getpagesize()
+	from = (from + page - 1) &^ (page - 1)
+	to &^= page - 1
+	if to > from && m.m.advise != nil {
+		m.m.advise(m.m.data[from:to])
+	}
+	return to
+}

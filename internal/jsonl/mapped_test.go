@@ -186,3 +186,50 @@ func TestRunBatchesMappedStopsEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestMappedAcrossPasses: a caller's mapping serves a pipeline and stays
+// mapped after it for a second pass; Release hands back whole pages only
+// and says where the next release starts.
+func TestMappedAcrossPasses(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files are mapped on Linux only")
+	}
+	data := strings.Repeat("{\"type\":\"message\",\"id\":\"0123456789\"}\n", 20000)
+	path := writeFile(t, data)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m := MapFile(f)
+	if m == nil {
+		t.Fatal("a regular file was not mapped")
+	}
+	defer m.Close()
+	lines, mappedBatch := 0, false
+	err = RunBatches(f, Pipeline[[]Line]{Workers: 2, BatchSize: 64 << 10, Mapping: m, NewWorker: copyLines,
+		Consume: func(b *Batch[[]Line]) error {
+			lines, mappedBatch = lines+len(b.Out), mappedBatch || b.mapped
+			return nil
+		}})
+	if err != nil || lines != 20000 || !mappedBatch {
+		t.Fatalf("pipeline: %d lines, mapped %v, error %v", lines, mappedBatch, err)
+	}
+	if string(m.Bytes()) != data { // still mapped, pages handed back or not
+		t.Fatal("the mapping no longer holds the file after the pipeline")
+	}
+	page := os.Getpagesize()
+	for _, tc := range []struct{ from, to, want int }{
+		{0, page - 1, 0},
+		{0, 3*page + 5, 3 * page},
+		{3 * page, 3*page + 1, 3 * page},
+		{page + 1, 2 * page, 2 * page},
+	} {
+		if got := m.Release(tc.from, tc.to); got != tc.want {
+			t.Errorf("Release(%d, %d) = %d, want %d", tc.from, tc.to, got, tc.want)
+		}
+	}
+	if string(m.Bytes()) != data {
+		t.Fatal("released pages do not read back from the page cache")
+	}
+}

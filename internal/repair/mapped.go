@@ -18,12 +18,21 @@ import (
 
 // mappedInput is the second pass's input when the first read the file
 // through its mapping: the mapped bytes, then whatever the file holds past
-// them (a file that grew since), read from rest.
+// them (a file that grew since), read from rest. The pages it is done with
+// are handed back as it goes, so the second pass keeps the RSS of the
+// first, whatever the output (a write from a mapping faults its pages in
+// unless the output discards them).
 type mappedInput struct {
-	ctx  context.Context
-	data []byte // the mapped bytes not taken yet
-	rest io.Reader
+	ctx      context.Context
+	m        *jsonl.Mapped
+	off      int // the next byte of the mapping to take
+	released int // the mapping's bytes before released were handed back
+	rest     io.Reader
 }
+
+// mappedChunk is the most the second pass writes from the mapping at once,
+// and how much it gathers before handing pages back.
+const mappedChunk = 1 << 20
 
 // secondPassInput is where the second pass reads: the mapping, when the
 // file held no more than it during the first pass, else the file again
@@ -36,28 +45,53 @@ func secondPassInput(ctx context.Context, r io.ReadSeeker, m *jsonl.Mapped, plan
 	if _, err := r.Seek(int64(len(m.Bytes())), io.SeekStart); err != nil {
 		return nil, err
 	}
-	return &mappedInput{ctx: ctx, data: m.Bytes(), rest: r}, nil
+	return &mappedInput{ctx: ctx, m: m, rest: r}, nil
+}
+
+// left is how many mapped bytes are not taken yet.
+func (in *mappedInput) left() int { return len(in.m.Bytes()) - in.off }
+
+// advance takes n mapped bytes, handing back the pages behind them once
+// a chunk gathered.
+func (in *mappedInput) advance(n int) {
+	in.off += n
+	if in.off-in.released >= mappedChunk || in.left() == 0 {
+		in.released = in.m.Release(in.released, in.off)
+	}
 }
 
 func (in *mappedInput) Read(p []byte) (int, error) {
-	if len(in.data) == 0 {
+	if in.left() == 0 {
 		return in.rest.Read(p)
 	}
 	if err := in.ctx.Err(); err != nil {
 		return 0, err
 	}
-	n := copy(p, in.data)
-	in.data = in.data[n:]
+	n := copy(p, in.m.Bytes()[in.off:])
+	in.advance(n)
 	return n, nil
 }
 
-// WriteTo writes the rest of the input to w, the mapped bytes in one write.
+// write writes the next n mapped bytes to w, a chunk at a time.
+func (in *mappedInput) write(w io.Writer, n int) (int, error) {
+	done := 0
+	for done < n {
+		k := min(n-done, mappedChunk)
+		k, err := w.Write(in.m.Bytes()[in.off : in.off+k])
+		in.advance(k)
+		if done += k; err != nil {
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// WriteTo writes the rest of the input to w.
 func (in *mappedInput) WriteTo(w io.Writer) (int64, error) {
 	if err := in.ctx.Err(); err != nil {
 		return 0, err
 	}
-	n, err := w.Write(in.data)
-	in.data = in.data[n:]
+	n, err := in.write(w, in.left())
 	if err != nil {
 		return int64(n), err
 	}
@@ -65,15 +99,15 @@ func (in *mappedInput) WriteTo(w io.Writer) (int64, error) {
 	return int64(n) + more, err
 }
 
-// takeMapped takes the next n bytes of r when r is a mappedInput whose
-// mapping holds them (ok false: read them).
-func takeMapped(r io.Reader, n int64) (b []byte, ok bool) {
+// copyMapped writes the next n bytes of r to w when r is a mappedInput
+// whose mapping holds them (ok false: nothing was written, read them).
+func copyMapped(w io.Writer, r io.Reader, n int64) (ok bool) {
 	in, _ := r.(*mappedInput)
-	if in == nil || n > int64(len(in.data)) || in.ctx.Err() != nil {
-		return nil, false
+	if in == nil || n > int64(in.left()) || in.ctx.Err() != nil {
+		return false
 	}
-	b, in.data = in.data[:n], in.data[n:]
-	return b, true
+	in.write(w, int(n)) // a bufio.Writer: its error comes back at the flush
+	return true
 }
 
 // fromMapping runs pass, which may read m's bytes (m nil: none), turning a

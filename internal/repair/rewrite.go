@@ -80,8 +80,7 @@ func writeRanges(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, u
 	var pos int64
 	var line, buf []byte
 	copyTo := func(off int64) error {
-		if b, ok := takeMapped(r, off-pos); ok {
-			bw.Write(b)
+		if copyMapped(bw, r, off-pos) {
 			pos = off
 			return nil
 		}
