@@ -427,8 +427,7 @@ func (s *Scanner) number() error {
 	case d[i] == '0':
 		i++
 	case d[i] >= '1' && d[i] <= '9':
-		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-		}
+		i = digitsEnd(d, i+1)
 	default:
 		return ErrScan
 	}
@@ -437,8 +436,7 @@ func (s *Scanner) number() error {
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
 			return ErrScan
 		}
-		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-		}
+		i = digitsEnd(d, i)
 	}
 	exp := false
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
@@ -460,6 +458,25 @@ func (s *Scanner) number() error {
 		s.overflow = math.IsInf(f, 0)
 	}
 	return nil
+}
+
+// digitsEnd is the end of the run of ASCII digits at d[i:], eight bytes
+// at a time (long integers are mostly timestamps and counts). In a word,
+// a byte below '0' borrows and one above '9' carries into its high bit,
+// as does a byte that is not ASCII; borrows and carries only move up, so
+// the lowest flagged byte is exactly the first that is not a digit.
+func digitsEnd(d []byte, i int) int {
+	for i+8 <= len(d) {
+		w := binary.LittleEndian.Uint64(d[i : i+8])
+		if stop := ((w - lsb*'0') | (w + lsb*0x46) | w) & msb; stop != 0 {
+			return i + bits.TrailingZeros64(stop)>>3
+		}
+		i += 8
+	}
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // SWAR constants for the string scan: a word has a byte < 0x20, '"' or '\\'.

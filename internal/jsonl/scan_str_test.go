@@ -338,3 +338,20 @@ func TestStringStops(t *testing.T) {
 		}
 	}
 }
+
+// TestDigitsEnd compares the word-at-a-time digit run with a byte loop,
+// for every byte after runs of every length up to two words and more.
+func TestDigitsEnd(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		for c := 0; c < 256; c++ {
+			d := append([]byte(strings.Repeat("7", n)), byte(c), '0', '1')
+			want := 0
+			for want < len(d) && d[want] >= '0' && d[want] <= '9' {
+				want++
+			}
+			if got := digitsEnd(d, 0); got != want {
+				t.Fatalf("digitsEnd(%q) = %d, want %d", d, got, want)
+			}
+		}
+	}
+}
