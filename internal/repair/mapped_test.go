@@ -11,39 +11,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
-	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
-
-// TestRepairToFromMapping writes every conformance case through RepairTo,
-// whose passes read the file's mapping, and checks the bytes against the
-// two passes over a plain reader.
-func TestRepairToFromMapping(t *testing.T) {
-	for _, src := range sessiontest.ConformanceCases(t) {
-		name := filepath.Base(src)
-		t.Run(strings.TrimSuffix(name, ".jsonl"), func(t *testing.T) {
-			input, err := os.ReadFile(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(t.TempDir(), name)
-			if err := os.WriteFile(path, input, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			_, want := runBothPasses(t, input)
-			var out bytes.Buffer
-			res, err := RepairTo(&out, path, Options{Now: goldenClock, UUID: goldenUUIDs()})
-			if err != nil {
-				t.Fatalf("RepairTo: %v", err)
-			}
-			if res.Reason != "" {
-				want = input // written unchanged
-			}
-			if !bytes.Equal(out.Bytes(), want) {
-				t.Errorf("output differs from the two passes over a reader:\n%s\nwant\n%s", out.Bytes(), want)
-			}
-		})
-	}
-}
 
 // TestSecondPassFromMappingTruncated truncates the file between the two
 // passes: the second pass, copying from the mapping, ends with
