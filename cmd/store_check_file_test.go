@@ -118,18 +118,7 @@ var storeKeys = []struct{ agent, key string }{
 // TestCheckStoreSameAsFile: every session of the store as OpenClaw wrote
 // it.
 func TestCheckStoreSameAsFile(t *testing.T) {
-	state := copyStore(t)
-	shared := 0
-	for _, s := range storeKeys {
-		store, n := sameAsFile(t, state, s.key, nil)
-		if len(store) > 0 {
-			t.Errorf("%s: store findings %v on an intact store", s.key, store)
-		}
-		shared += n
-	}
-	if shared == 0 {
-		t.Error("no transcript finding to compare")
-	}
+	everySameAsFile(t, copyStore(t), "an intact store", nil)
 }
 
 // TestCheckStoreNotCanonicalSameAsFile: rows held in forms the export
@@ -152,14 +141,26 @@ func TestCheckStoreNotCanonicalSameAsFile(t *testing.T) {
 	if changed < 100 {
 		t.Fatalf("only %d rows rewritten", changed)
 	}
+	everySameAsFile(t, state, "rows rewritten with the same events, ids and parents", func(key string) {
+		if !bytes.Equal(exportOf(t, state, key), before[key]) {
+			t.Errorf("%s: the export changed with the rows' form", key)
+		}
+	})
+}
+
+// everySameAsFile runs sameAsFile on every session of state (each first,
+// when not nil), wants no store finding there (what says what state is)
+// and some transcript findings compared in all.
+func everySameAsFile(t *testing.T, state, what string, each func(key string)) {
+	t.Helper()
 	shared := 0
 	for _, s := range storeKeys {
-		if !bytes.Equal(exportOf(t, state, s.key), before[s.key]) {
-			t.Errorf("%s: the export changed with the rows' form", s.key)
+		if each != nil {
+			each(s.key)
 		}
 		store, n := sameAsFile(t, state, s.key, nil)
 		if len(store) > 0 {
-			t.Errorf("%s: store findings %v: the rewritten rows hold the same events, ids and parents", s.key, store)
+			t.Errorf("%s: store findings %v on %s", s.key, store, what)
 		}
 		shared += n
 	}
