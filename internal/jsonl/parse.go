@@ -162,6 +162,7 @@ type parseFrame struct {
 	key    string // objects: the key of the member being parsed
 	isObj  bool
 	keyIdx map[string]int // built for large objects to find duplicate keys
+	keys   uint64         // objects: the keySign bits of the keys added so far
 }
 
 // isSpace marks JSON's four whitespace bytes.
@@ -394,6 +395,14 @@ func (p *Parser) carveText(b []byte) []byte {
 func (p *Parser) addMember(f *parseFrame, v Value) {
 	items := p.scratch[f.start:]
 	if f.keyIdx == nil && len(items) < 32 {
+		// Keys rarely repeat: when no earlier key has this one's sign,
+		// none can equal it, and the search is skipped.
+		sign := keySign(f.key)
+		if f.keys&sign == 0 {
+			f.keys |= sign
+			p.scratch = append(p.scratch, Member{Key: f.key, Value: v})
+			return
+		}
 		for i := range items {
 			if len(items[i].Key) == len(f.key) && items[i].Key == f.key {
 				items[i].Value = v
@@ -415,6 +424,16 @@ func (p *Parser) addMember(f *parseFrame, v Value) {
 	}
 	f.keyIdx[f.key] = len(items)
 	p.scratch = append(p.scratch, Member{Key: f.key, Value: v})
+}
+
+// keySign is one bit of 64 chosen by a key's length and its first and
+// last bytes: keys with different signs differ.
+func keySign(k string) uint64 {
+	h := uint(len(k))
+	if len(k) > 0 {
+		h += uint(k[0])*3 + uint(k[len(k)-1])*5
+	}
+	return 1 << (h & 63)
 }
 
 // key parses `"key" :` at i and returns the key and the position of the
