@@ -105,6 +105,10 @@ func (o *ReplayOutput) Close() error {
 	return nil
 }
 
+// spoolCopyBuffer is the size of the pieces the spooled messages are
+// printed in.
+const spoolCopyBuffer = 1 << 20
+
 // printSpooled prints the replay document around the spooled messages.
 func (o *ReplayOutput) printSpooled(r *hygiene.Run, contextLen int) error {
 	if _, err := o.spool.Seek(0, io.SeekStart); err != nil {
@@ -119,7 +123,10 @@ func (o *ReplayOutput) printSpooled(r *hygiene.Run, contextLen int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(o.w, o.spool); err != nil {
+	// Copied in large pieces: the messages are most of the document, and
+	// io.Copy's 32 KiB buffer would make a read and a write per 32 KiB.
+	buf := make([]byte, spoolCopyBuffer)
+	if _, err := io.CopyBuffer(struct{ io.Writer }{o.w}, struct{ io.Reader }{o.spool}, buf); err != nil {
 		return err
 	}
 	if o.json {
