@@ -178,6 +178,9 @@ func skipSpace(d []byte, i int) int {
 // parse builds the value of data; false means data is not valid JSON
 // (the caller asks the validator why).
 func (p *Parser) parse(d []byte) (Value, bool) {
+	if !p.copying {
+		p.taken.pins = true // the values alias d
+	}
 	v, frames, ok := p.run(d, p.frames[:0])
 	if !ok {
 		clear(frames)
@@ -354,6 +357,7 @@ func (p *Parser) carve(d, n int) []Member {
 	if n > len(s.free) {
 		if p.pool != nil {
 			if n > poolBlock/4 {
+				p.taken.pins = true
 				return make([]Member, n)
 			}
 			s.free = p.pool.get()
@@ -380,6 +384,7 @@ func (p *Parser) carveText(b []byte) []byte {
 	if cap(p.text)-len(p.text) < len(b) {
 		size := p.textCap
 		if len(b) > size/4 {
+			p.taken.pins = true
 			return bytes.Clone(b)
 		}
 		p.text = make([]byte, 0, size)
