@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 )
@@ -106,8 +107,24 @@ func (o *ReplayOutput) Close() error {
 }
 
 // spoolCopyBuffer is the size of the pieces the spooled messages are
-// printed in.
+// printed in when the system does not copy them itself.
 const spoolCopyBuffer = 1 << 20
+
+// copySpool prints the spooled messages, most of the document: into a
+// regular file the system copies them from file to file (io.Copy finds
+// that way); anywhere else in large pieces, where io.Copy's 32 KiB buffer
+// would make a read and a write per 32 KiB.
+func copySpool(w io.Writer, spool io.Reader) error {
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			_, err := io.Copy(f, spool)
+			return err
+		}
+	}
+	buf := make([]byte, spoolCopyBuffer)
+	_, err := io.CopyBuffer(struct{ io.Writer }{w}, struct{ io.Reader }{spool}, buf)
+	return err
+}
 
 // printSpooled prints the replay document around the spooled messages.
 func (o *ReplayOutput) printSpooled(r *hygiene.Run, contextLen int) error {
@@ -123,10 +140,7 @@ func (o *ReplayOutput) printSpooled(r *hygiene.Run, contextLen int) error {
 	if err != nil {
 		return err
 	}
-	// Copied in large pieces: the messages are most of the document, and
-	// io.Copy's 32 KiB buffer would make a read and a write per 32 KiB.
-	buf := make([]byte, spoolCopyBuffer)
-	if _, err := io.CopyBuffer(struct{ io.Writer }{o.w}, struct{ io.Reader }{o.spool}, buf); err != nil {
+	if err := copySpool(o.w, o.spool); err != nil {
 		return err
 	}
 	if o.json {
