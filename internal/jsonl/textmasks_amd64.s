@@ -2,23 +2,6 @@
 
 #include "textflag.h"
 
-// Bytes repeated over 32, read as memory operands.
-DATA pqQuote<>+0(SB)/8, $0x2222222222222222
-DATA pqQuote<>+8(SB)/8, $0x2222222222222222
-DATA pqQuote<>+16(SB)/8, $0x2222222222222222
-DATA pqQuote<>+24(SB)/8, $0x2222222222222222
-GLOBL pqQuote<>(SB), RODATA|NOPTR, $32
-DATA pqBslash<>+0(SB)/8, $0x5C5C5C5C5C5C5C5C
-DATA pqBslash<>+8(SB)/8, $0x5C5C5C5C5C5C5C5C
-DATA pqBslash<>+16(SB)/8, $0x5C5C5C5C5C5C5C5C
-DATA pqBslash<>+24(SB)/8, $0x5C5C5C5C5C5C5C5C
-GLOBL pqBslash<>(SB), RODATA|NOPTR, $32
-DATA pq20<>+0(SB)/8, $0x2020202020202020
-DATA pq20<>+8(SB)/8, $0x2020202020202020
-DATA pq20<>+16(SB)/8, $0x2020202020202020
-DATA pq20<>+24(SB)/8, $0x2020202020202020
-GLOBL pq20<>(SB), RODATA|NOPTR, $32
-
 // func plainQuotesAVX2(p *byte, n int, q *uint64) bool
 //
 // For each of the n blocks of 64 bytes at p, the mask of its quotes goes
@@ -29,9 +12,16 @@ TEXT ·plainQuotesAVX2(SB), NOSPLIT, $0-25
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ q+16(FP), DI
-	VMOVDQU pqQuote<>(SB), Y2
-	VMOVDQU pqBslash<>(SB), Y3
-	VMOVDQU pq20<>(SB), Y4
+	// '"', '\\' and 0x20 in every byte of Y2, Y3 and Y4.
+	MOVL $0x22222222, AX
+	MOVD AX, X2
+	VPBROADCASTD X2, Y2
+	MOVL $0x5C5C5C5C, AX
+	MOVD AX, X3
+	VPBROADCASTD X3, Y3
+	MOVL $0x20202020, AX
+	MOVD AX, X4
+	VPBROADCASTD X4, Y4
 	VPXOR Y9, Y9, Y9 // the stops seen
 
 loop:
