@@ -7,15 +7,19 @@ import (
 )
 
 // blocks is canonicalText for the rows that are plain: ASCII without
-// escapes or control bytes, nearly all of OpenClaw's. It reads the row 64
-// bytes at a time through jsonl.BlockTextMasks first: without backslashes
+// escapes or control bytes, nearly all of OpenClaw's. Without backslashes
 // every quote opens or closes a string, and without control bytes or
 // bytes past ASCII every string is canonical as it is, so the descent
-// finds the end of each string (each key) in the row's quote bits alone
-// (jsonl.AppendPlainQuotes).
-// It returns false when it cannot prove the row canonical (then
-// [canonScanner.tree] decides): a row that is not plain, or any form tree
-// would reject.
+// finds the end of each string (each key) in the row's quote bits alone,
+// which jsonl.AppendPlainQuotes reads 64 bytes at a time. It returns false
+// when it cannot prove the row canonical (then [canonScanner.tree]
+// decides): a row that is not plain, or any form tree would reject.
+//
+// The descent (plainValue, plainObject, plainTopMember, plainArray) is
+// tree's, written again with plainString for the strings: one descent for
+// both, choosing at each string, took 11 % more instructions on plain rows
+// and 7 % more on the others. FuzzCanonicalBlocks holds the two to the
+// same answers.
 func (c *canonScanner) blocks(d []byte) bool {
 	if !c.plain(d) {
 		return false
