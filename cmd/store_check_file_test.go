@@ -201,6 +201,16 @@ func TestCheckStoreDamagedSameAsFile(t *testing.T) {
 			if store, _ := sameAsFile(t, state, tc.key, export[:cut:cut]); len(store) != 1 || store[0] != tc.want {
 				t.Errorf("store findings %v, want [%s]", store, tc.want)
 			}
+			// export refuses the session and writes those lines, to
+			// standard output and to -o FILE, as check's hint says.
+			if code, out := runOut(t, "export", "--session", tc.key, state); code != exitFindings || !bytes.Equal(out, export[:cut]) {
+				t.Errorf("export: exit %d, %d bytes; want exit %d, the %d bytes before line %d", code, len(out), exitFindings, cut, line)
+			}
+			file := filepath.Join(t.TempDir(), "export.jsonl")
+			code, _ := runOut(t, "export", "--session", tc.key, "-o", file, state)
+			if got, err := os.ReadFile(file); code != exitFindings || err != nil || !bytes.Equal(got, export[:cut]) {
+				t.Errorf("export -o: exit %d, %d bytes (%v); want exit %d, the %d bytes before line %d", code, len(got), err, exitFindings, cut, line)
+			}
 		})
 	}
 }
