@@ -17,6 +17,13 @@ import (
 // duplicate or integer-like key, invalid UTF-8, very deep nesting) takes
 // the parse-and-write path, which gives the same bytes for a canonical row;
 // the fuzz target FuzzCanonicalText holds canonicalText to that.
+//
+// canonicalText proves a row in one of two ways: a plain row (ASCII
+// without escapes or control bytes, nearly all of OpenClaw's) through
+// blocks (canonical_blocks.go), which finds the end of each string in the
+// row's quote bits; any other row, or one blocks cannot prove, through
+// tree, the same descent a byte or a word at a time. On plain rows the two
+// give the same answers (FuzzCanonicalBlocks).
 
 // maxCanonicalDepth bounds the nesting canonicalText follows; deeper rows
 // take the parse-and-write path.
@@ -47,6 +54,9 @@ type canonScanner struct {
 	d    []byte
 	keys []keySpan // the keys of the open objects, outermost first
 	num  []byte    // scratch for a number's canonical form
+	// quotes has a bit for each quote of a row plain (see blocks), 64
+	// bytes a word, and a last word 0.
+	quotes []uint64
 	// id and parent are the event's top-level "id" and "parentId".
 	id, parent topField
 }
@@ -61,6 +71,17 @@ type keySpan struct{ start, end int }
 // UTF-8 (checked inside the strings, the only place JSON allows bytes
 // past ASCII). A false answer only means "not proven".
 func (c *canonScanner) canonicalText(d []byte) bool {
+	if c.blocks(d) {
+		return true
+	}
+	return c.tree(d)
+}
+
+// tree is canonicalText by recursive descent, a byte or a word at a
+// time: the proof of the rows [canonScanner.blocks] leaves (those with
+// escapes, control bytes or bytes past ASCII, and those it does not prove
+// canonical, for which tree gives the same answer).
+func (c *canonScanner) tree(d []byte) bool {
 	c.d, c.keys = d, c.keys[:0]
 	c.id, c.parent = topField{}, topField{}
 	i := c.value(0, 0)
@@ -333,10 +354,7 @@ func (c *canonScanner) number(i int) int {
 	if d[i] == '-' {
 		i++
 	}
-	j := i
-	for j < len(d) && d[j] >= '0' && d[j] <= '9' {
-		j++
-	}
+	j := digitsEnd(d, i)
 	if n := j - i; n > 0 && n <= 15 && (d[i] != '0' || n == 1 && i == s) &&
 		(j == len(d) || d[j] != '.' && d[j] != 'e' && d[j] != 'E' && d[j] != '+' && d[j] != '-') {
 		return j
@@ -357,6 +375,24 @@ func (c *canonScanner) number(i int) int {
 	c.num = jsonl.AppendJSNumber(c.num[:0], string(text))
 	if !bytes.Equal(c.num, text) {
 		return -1
+	}
+	return i
+}
+
+// digitsEnd returns the end of the run of decimal digits at i, eight
+// bytes at a time: a byte x^'0' is a digit when it is at most 9, which
+// adding 0x76 to its low seven bits tells in bit 7 without a carry into
+// the next byte.
+func digitsEnd(d []byte, i int) int {
+	for i+8 <= len(d) {
+		x := binary.LittleEndian.Uint64(d[i:]) ^ 0x3030303030303030
+		if m := ((x &^ 0x8080808080808080) + 0x7676767676767676 | x) & 0x8080808080808080; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
 	}
 	return i
 }

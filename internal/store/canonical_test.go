@@ -131,21 +131,10 @@ func benchRows() [][]byte {
 	return rows
 }
 
+// BenchmarkCanonicalText times canonicalText on benchRows, a quarter of
+// which (escapes, bytes past ASCII) are not plain.
 func BenchmarkCanonicalText(b *testing.B) {
-	rows := benchRows()
-	n := 0
-	for _, r := range rows {
-		n += len(r)
-	}
-	b.SetBytes(int64(n))
-	var c canonScanner
-	for b.Loop() {
-		for _, r := range rows {
-			if !c.canonicalText(r) {
-				b.Fatalf("not canonical: %s", r)
-			}
-		}
-	}
+	benchCanonical(b, benchRows(), (*canonScanner).canonicalText)
 }
 
 // TestCanonicalBenchRows: the benchmark's rows are canonical, and the
@@ -157,5 +146,60 @@ func TestCanonicalBenchRows(t *testing.T) {
 			t.Fatalf("not canonical: %s", r)
 		}
 		checkCanonical(t, &c, r)
+	}
+}
+
+// plainRows are benchRows without the rows that have escapes or bytes
+// past ASCII: the rows blocks proves alone.
+func plainRows() [][]byte {
+	var rows [][]byte
+	for _, r := range benchRows() {
+		if plainRow(r) {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+func benchCanonical(b *testing.B, rows [][]byte, prove func(*canonScanner, []byte) bool) {
+	n := 0
+	for _, r := range rows {
+		n += len(r)
+	}
+	b.SetBytes(int64(n))
+	var c canonScanner
+	for b.Loop() {
+		for _, r := range rows {
+			if !prove(&c, r) {
+				b.Fatalf("not canonical: %s", r)
+			}
+		}
+	}
+}
+
+// BenchmarkCanonicalPlain times the plain rows through canonicalText
+// (the blocks path) and through tree alone.
+func BenchmarkCanonicalPlain(b *testing.B) {
+	b.Run("blocks", func(b *testing.B) { benchCanonical(b, plainRows(), (*canonScanner).canonicalText) })
+	b.Run("tree", func(b *testing.B) { benchCanonical(b, plainRows(), (*canonScanner).tree) })
+}
+
+// TestDigitsEnd holds digitsEnd to a byte loop, at every position of
+// texts that mix digits with the bytes around them.
+func TestDigitsEnd(t *testing.T) {
+	texts := []string{"", "0", "123456789012345678901234", "12/34:5", "1234567\x80", "99999999x", "0123456789abc", "\xb0\xb9\x30\x39\x2f\x3a", "12345678901234567"}
+	for b := 0; b < 256; b++ {
+		texts = append(texts, "1234567"+string([]byte{byte(b)})+"89", "0"+string([]byte{byte(b)})+"123456789")
+	}
+	for _, s := range texts {
+		for i := 0; i <= len(s); i++ {
+			want := i
+			for want < len(s) && s[want] >= '0' && s[want] <= '9' {
+				want++
+			}
+			if got := digitsEnd([]byte(s), i); got != want {
+				t.Errorf("digitsEnd(%q, %d) = %d, want %d", s, i, got, want)
+			}
+		}
 	}
 }
