@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -196,8 +197,12 @@ func (c *loadContext) lookupFlagOrEnv(d settingDef) (raw any, source, origin str
 
 func flagValue(f *pflag.Flag) any { return f.Value.String() }
 
+// maxConfigInt is the largest count a setting takes: 2^31, or 2^31-1
+// where an int has 32 bits.
+const maxConfigInt = min(1<<31, math.MaxInt)
+
 // parsePositiveInt accepts an integer ≥ 1 given as a number or as decimal
-// text.
+// text, up to maxConfigInt.
 func parsePositiveInt(raw any) (any, error) {
 	var n int64
 	switch v := raw.(type) {
@@ -224,8 +229,8 @@ func parsePositiveInt(raw any) (any, error) {
 	default:
 		return nil, fmt.Errorf("%v is not a positive integer", raw)
 	}
-	if n < 1 || n > 1<<31 {
-		return nil, fmt.Errorf("%d is out of range (1 to %d)", n, 1<<31)
+	if n < 1 || n > maxConfigInt {
+		return nil, fmt.Errorf("%d is out of range (1 to %d)", n, int64(maxConfigInt))
 	}
 	return int(n), nil
 }

@@ -43,7 +43,7 @@ func (x *treeText) add(s string) textRef {
 		}
 	}
 	x.long = append(x.long, s)
-	return textRef(textLongBit | (len(x.long) - 1))
+	return textRef(textLongBit) | textRef(len(x.long)-1)
 }
 
 // room returns the chunk with n bytes free (a new one when the last is
