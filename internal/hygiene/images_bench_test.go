@@ -13,9 +13,10 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/cputime"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
@@ -148,15 +149,6 @@ func reportPerImage(b *testing.B, elapsed, cpu time.Duration, size int) {
 	b.ReportMetric(0, "ns/op")
 }
 
-// cpuTime is the process's user plus system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkImagesSession sanitizes the whole session in one parallel batch
 // (sanitizeSessionImages).
 func BenchmarkImagesSession(b *testing.B) {
@@ -168,10 +160,10 @@ func BenchmarkImagesSession(b *testing.B) {
 		work := cloneBenchMessages(msgs)
 		r := &Run{Config: NewConfig(Target{Provider: "anthropic"})}
 		b.StartTimer()
-		start, cpuStart := time.Now(), cpuTime()
+		start, cpuStart := time.Now(), cputime.Process()
 		sanitizeSessionImages(r, work)
 		elapsed += time.Since(start)
-		cpu += cpuTime() - cpuStart
+		cpu += cputime.Process() - cpuStart
 		if got := countRule(r, ruleImageResize); got != benchImages {
 			b.Fatalf("%d images resized, want %d", got, benchImages)
 		}
@@ -190,7 +182,7 @@ func BenchmarkImagesPerMessage(b *testing.B) {
 		work := cloneBenchMessages(msgs)
 		r := &Run{Config: NewConfig(Target{Provider: "anthropic"})}
 		b.StartTimer()
-		start, cpuStart := time.Now(), cpuTime()
+		start, cpuStart := time.Now(), cputime.Process()
 		for i := range work {
 			c := work[i].V.Get("content")
 			blocks := make([]*jsonl.Value, c.Len())
@@ -200,7 +192,7 @@ func BenchmarkImagesPerMessage(b *testing.B) {
 			sanitizeImageBlocks(r, blocks)
 		}
 		elapsed += time.Since(start)
-		cpu += cpuTime() - cpuStart
+		cpu += cputime.Process() - cpuStart
 		if got := countRule(r, ruleImageResize); got != benchImages {
 			b.Fatalf("%d images resized, want %d", got, benchImages)
 		}

@@ -2,9 +2,10 @@ package hygiene
 
 import (
 	"os"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/cputime"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
@@ -59,7 +60,7 @@ func BenchmarkReplayFilePhases(b *testing.B) {
 	var load, replay, marshal time.Duration
 	var buf []byte
 	for b.Loop() {
-		t0 := processCPU()
+		t0 := cputime.Process()
 		f, err := os.Open(path)
 		if err != nil {
 			b.Fatal(err)
@@ -69,17 +70,17 @@ func BenchmarkReplayFilePhases(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		t1 := processCPU()
+		t1 := cputime.Process()
 		r := &Run{Config: NewConfig(Target{Provider: "anthropic", ModelAPI: "anthropic-messages", ModelID: "claude-sonnet-4-5"})}
 		msgs, err := ReplayContext(r, ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
-		t2 := processCPU()
+		t2 := cputime.Process()
 		for i := range msgs {
 			buf = jsonl.AppendJSON(buf[:0], &msgs[i].V)
 		}
-		t3 := processCPU()
+		t3 := cputime.Process()
 		load += t1 - t0
 		replay += t2 - t1
 		marshal += t3 - t2
@@ -88,13 +89,4 @@ func BenchmarkReplayFilePhases(b *testing.B) {
 	b.ReportMetric(float64(load)/n, "load-cpu-ms")
 	b.ReportMetric(float64(replay)/n, "replay-cpu-ms")
 	b.ReportMetric(float64(marshal)/n, "marshal-cpu-ms")
-}
-
-// processCPU is the process's user plus system time so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -2,6 +2,9 @@
 
 package jsonl
 
+// useAVX2 is false: no vector code is built here.
+const useAVX2 = false
+
 // blockMasks sets m to [blockMasksGo]'s masks of b (no vector version
 // exists here).
 func blockMasks(b []byte, m *blockMask) {

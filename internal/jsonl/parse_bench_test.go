@@ -4,25 +4,15 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// cpuTime is the process's user plus system time so far: benchmarks report
-// it per operation ("cpu-ms/op"), which a busy machine disturbs far less
-// than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/openclaw-doctor/openclaw-doctor/internal/cputime"
+)
 
 // reportCPU reports the CPU time since start per operation.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-start)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // parseBenchLines returns the lines of $OPENCLAW_BENCH_FILE (for example
@@ -67,7 +57,7 @@ func BenchmarkLines(b *testing.B) {
 	b.Run("Valid", func(b *testing.B) {
 		b.SetBytes(size)
 		b.ReportAllocs()
-		defer reportCPU(b, cpuTime())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			for _, l := range lines {
 				_ = Valid(l)
@@ -77,7 +67,7 @@ func BenchmarkLines(b *testing.B) {
 	b.Run("ParseOwned", func(b *testing.B) {
 		b.SetBytes(size)
 		b.ReportAllocs()
-		defer reportCPU(b, cpuTime())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			for _, l := range lines {
 				_, _ = ParseOwned(l)
@@ -87,7 +77,7 @@ func BenchmarkLines(b *testing.B) {
 	b.Run("Parser", func(b *testing.B) {
 		b.SetBytes(size)
 		b.ReportAllocs()
-		defer reportCPU(b, cpuTime())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			var p Parser
 			for _, l := range lines {
@@ -98,7 +88,7 @@ func BenchmarkLines(b *testing.B) {
 	b.Run("ParserCopy", func(b *testing.B) {
 		b.SetBytes(size)
 		b.ReportAllocs()
-		defer reportCPU(b, cpuTime())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			var p Parser
 			for _, l := range lines {
@@ -117,7 +107,7 @@ func BenchmarkLines(b *testing.B) {
 		b.SetBytes(size)
 		b.ReportAllocs()
 		var out []byte
-		defer reportCPU(b, cpuTime())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			for i := range vals {
 				out = AppendJSON(out[:0], &vals[i])

@@ -8,24 +8,17 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/cputime"
 )
 
 // reportCPU reports the process's CPU time (user plus system, every
 // goroutine's, the collector's included) since start, per operation: what
 // a busy machine disturbs least.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(processCPU()-start)/float64(b.N)/1e6, "cpu-ms/op")
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cputime.Process()-start)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // benchFile returns a generated transcript of about mib MiB in the shape of
@@ -110,7 +103,7 @@ func BenchmarkReadContext(b *testing.B) {
 	}
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
-	defer reportCPU(b, processCPU())
+	defer reportCPU(b, cputime.Process())
 	for b.Loop() {
 		f, err := os.Open(path)
 		if err != nil {
@@ -133,7 +126,7 @@ func BenchmarkLoad(b *testing.B) {
 	st, _ := os.Stat(path)
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
-	defer reportCPU(b, processCPU())
+	defer reportCPU(b, cputime.Process())
 	for b.Loop() {
 		f, err := os.Open(path)
 		if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/cputime"
 )
 
 // firstPassInputs are the session cases, the conformance cases, a
@@ -104,7 +106,7 @@ func BenchmarkFirstPass(b *testing.B) {
 	run := func(b *testing.B, read func(l *loader) error) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
-		defer reportCPU(b, processCPU())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			l := loader{ids: newArena(64 << 10), header: -1, size: int64(len(data))}
 			if err := read(&l); err != nil {

@@ -1,0 +1,5 @@
+//go:build unix
+
+package cputime
+
+func isUnix() bool { return true }
