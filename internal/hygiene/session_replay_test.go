@@ -223,6 +223,11 @@ func (o *sinkOutput) log(k int) []Change {
 // the stable sort of the changes handed over by their step keys (the
 // segmented runs' Done carrying none).
 func TestReplaySessionChangeSink(t *testing.T) {
+	testReplaySessionChangeSink(t)
+}
+
+func testReplaySessionChangeSink(t *testing.T) {
+	t.Helper()
 	small := casesWithoutImages(t)
 	var sessions [][]byte
 	for seed := range uint64(6) {
