@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openclaw-doctor/openclaw-doctor/internal/session"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/sessiontest"
 )
 
@@ -119,14 +118,7 @@ func TestReplaySessionCancelledInLanes(t *testing.T) {
 	minSegmentMessages = 64
 	before := runtime.NumGoroutine()
 	data := sessiontest.Long("")
-	s, err := session.OpenContext(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	configs := make([]Config, len(longSessionTargets))
-	for k, target := range longSessionTargets {
-		configs[k] = replayTestRun(target).Config
-	}
+	s, configs := openReplay(t, data, longSessionTargets)
 	out := &blockingOutput{sinkOutput: sinkOutput{recordedOutput: recordedOutput{begins: map[int]string{}, segments: map[int][]Message{}, done: map[int]Replayed{}},
 		changes: map[int][]Change{}, steps: map[int][]int{}, calls: map[int]int{}},
 		started: make(chan struct{}), release: make(chan struct{})}
