@@ -25,6 +25,10 @@
 # and prints the medians, the ratios and the peak RSS of export and check
 # (goal: <= 64 MiB + the largest event). CPU time is printed beside wall
 # time: on a shared machine wall time also measures the other tenants.
+# With INSTRUCTIONS=1 it also counts the instructions of check on the
+# store (with and without the index checks) and on the file, for BIN and
+# BIN_OLD (valgrind --tool=cachegrind, GOMAXPROCS=1: a figure the load
+# does not change; about a minute a run).
 #
 # usage: bench/store-check.sh [SIZE_MIB] [RUNS]
 #   SIZE_MIB defaults to 200, RUNS (of our commands) to 3; OpenClaw runs once.
@@ -135,4 +139,22 @@ awk -v size="$size" -v bytes="$bytes" -v events="$events" -v largest="$largest" 
 if [ -n "$old" ]; then
 	bench_compare "export (store)" "$work/old-export" "$work/export"
 	bench_compare "check (store)" "$work/old-check" "$work/check"
+fi
+
+# instructions BIN ARGS...: the instructions cachegrind counts in a run.
+instructions() {
+	_b=$1
+	shift
+	GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$_b" "$@" 2>&1 >/dev/null |
+		awk '/I *refs:/ { gsub(",", "", $NF); print $NF }'
+}
+if [ "${INSTRUCTIONS:-}" = 1 ]; then
+	for b in "$bin" $old; do
+		s=$(instructions "$b" check --session "$key" "$state")
+		n=$(instructions "$b" check --skip store/identity-mismatch,store/active-event-missing --session "$key" "$state")
+		f=$(instructions "$b" check "$work/export.jsonl")
+		awk -v b="$b" -v s="$s" -v n="$n" -v f="$f" 'BEGIN {
+			printf "instructions of %s (billions): check (store) %.2f, no index checks %.2f, check (JSONL file) %.2f: %.2fx, %.2fx\n", b, s / 1e9, n / 1e9, f / 1e9, s / f, n / f
+		}'
+	done
 fi

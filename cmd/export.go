@@ -69,10 +69,16 @@ func runExport(ctx context.Context, a *app, opts *exportOptions, args []string) 
 	defer db.Close()
 	if opts.out == "" {
 		out := bufio.NewWriterSize(a.Out, 64<<10)
-		if _, _, err := db.Export(ctx, w.SessionID, out); err != nil {
+		_, _, err := db.Export(ctx, w.SessionID, out)
+		// The lines read before a failure go out whatever the session's
+		// size: before a row OpenClaw cannot read either, they are the
+		// session's readable part, which check's hint for such a row
+		// points to.
+		flushErr := out.Flush()
+		if err != nil {
 			return exportError(err)
 		}
-		return out.Flush()
+		return flushErr
 	}
 	if err := checkExportTarget(opts.out, root, opts.force); err != nil {
 		return err
@@ -185,7 +191,10 @@ func checkExportTarget(out, root string, force bool) error {
 }
 
 // writeExportFile writes through a temporary file beside out, renamed over
-// it once complete, so a failed export leaves no partial file.
+// it once written, so an interrupted or failed export leaves no partial
+// file. The one exception is a row the store cannot give (a
+// *store.RowError): the session's readable part ends there, in OpenClaw
+// too, so out gets the lines before that row and the refusal says so.
 func writeExportFile(out string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
 	if err != nil {
@@ -193,20 +202,37 @@ func writeExportFile(out string, write func(io.Writer) error) error {
 	}
 	defer os.Remove(tmp.Name())
 	buf := bufio.NewWriterSize(tmp, 64<<10)
-	err = write(buf)
-	if err == nil {
-		err = buf.Flush()
+	rowErr := write(buf)
+	var row *store.RowError
+	if rowErr != nil && !errors.As(rowErr, &row) {
+		tmp.Close()
+		return exportError(rowErr)
 	}
+	err = buf.Flush()
 	if cerr := tmp.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("export: %w", cerr)
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), out)
 	}
 	if err != nil {
-		return exportError(err)
+		return &unreadableError{err: fmt.Errorf("export: %w", err)}
 	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return fmt.Errorf("export: %w", err)
+	if row != nil {
+		return &refusedError{err: fmt.Errorf("export: %w; %s holds the %s", rowErr, out, linesBefore(row.Line))}
 	}
 	return nil
+}
+
+// linesBefore says what an export stopped at line holds.
+func linesBefore(line int) string {
+	switch line {
+	case 1:
+		return "session's readable part: nothing, as that is its first row"
+	case 2:
+		return "one line before it"
+	}
+	return fmt.Sprintf("%d lines before it", line-1)
 }
 
 // exportError classes a failed export: a row OpenClaw could not read

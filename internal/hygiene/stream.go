@@ -407,12 +407,20 @@ func (in *segmentInput) check(msgs []Message) string {
 		}
 		ids = appendMessageIDs(ids, v)
 	}
-	hashes := make([]uint64, len(ids))
+	// A call's id comes again in its result, mostly the next message's:
+	// an id equal to the one before is neither looked up nor added again
+	// (the map is as large as the session's ids, so each lookup is likely
+	// a cache miss).
+	hashes := make([]uint64, 0, len(ids))
 	for i, id := range ids {
-		hashes[i] = idHash(id)
-		if _, ok := in.ids[hashes[i]]; ok && !first {
+		if i > 0 && id == ids[i-1] {
+			continue
+		}
+		h := idHash(id)
+		if _, ok := in.ids[h]; ok && !first {
 			return fmt.Sprintf("tool id %q appears on both sides of a cut", id)
 		}
+		hashes = append(hashes, h)
 	}
 	for _, h := range hashes {
 		in.ids[h] = struct{}{}

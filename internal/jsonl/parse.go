@@ -162,6 +162,7 @@ type parseFrame struct {
 	key    string // objects: the key of the member being parsed
 	isObj  bool
 	keyIdx map[string]int // built for large objects to find duplicate keys
+	keys   uint64         // objects: the keySign bits of the keys added so far
 }
 
 // isSpace marks JSON's four whitespace bytes.
@@ -177,6 +178,9 @@ func skipSpace(d []byte, i int) int {
 // parse builds the value of data; false means data is not valid JSON
 // (the caller asks the validator why).
 func (p *Parser) parse(d []byte) (Value, bool) {
+	if !p.copying {
+		p.taken.pins = true // the values alias d
+	}
 	v, frames, ok := p.run(d, p.frames[:0])
 	if !ok {
 		clear(frames)
@@ -353,6 +357,7 @@ func (p *Parser) carve(d, n int) []Member {
 	if n > len(s.free) {
 		if p.pool != nil {
 			if n > poolBlock/4 {
+				p.taken.pins = true
 				return make([]Member, n)
 			}
 			s.free = p.pool.get()
@@ -379,6 +384,7 @@ func (p *Parser) carveText(b []byte) []byte {
 	if cap(p.text)-len(p.text) < len(b) {
 		size := p.textCap
 		if len(b) > size/4 {
+			p.taken.pins = true
 			return bytes.Clone(b)
 		}
 		p.text = make([]byte, 0, size)
@@ -394,6 +400,14 @@ func (p *Parser) carveText(b []byte) []byte {
 func (p *Parser) addMember(f *parseFrame, v Value) {
 	items := p.scratch[f.start:]
 	if f.keyIdx == nil && len(items) < 32 {
+		// Keys rarely repeat: when no earlier key has this one's sign,
+		// none can equal it, and the search is skipped.
+		sign := keySign(f.key)
+		if f.keys&sign == 0 {
+			f.keys |= sign
+			p.scratch = append(p.scratch, Member{Key: f.key, Value: v})
+			return
+		}
 		for i := range items {
 			if len(items[i].Key) == len(f.key) && items[i].Key == f.key {
 				items[i].Value = v
@@ -415,6 +429,16 @@ func (p *Parser) addMember(f *parseFrame, v Value) {
 	}
 	f.keyIdx[f.key] = len(items)
 	p.scratch = append(p.scratch, Member{Key: f.key, Value: v})
+}
+
+// keySign is one bit of 64 chosen by a key's length and its first and
+// last bytes: keys with different signs differ.
+func keySign(k string) uint64 {
+	h := uint(len(k))
+	if len(k) > 0 {
+		h += uint(k[0])*3 + uint(k[len(k)-1])*5
+	}
+	return 1 << (h & 63)
 }
 
 // key parses `"key" :` at i and returns the key and the position of the

@@ -34,6 +34,12 @@ const maxPooled = 256
 // [Parser.TakeBlocks].
 type Blocks struct {
 	blocks [][]Member
+	// pins is set when a value carved into the blocks may reference
+	// memory other than the parser's text blocks, its pool's blocks and
+	// constants: text or a list allocated alone (more than a quarter
+	// block), or the parsed bytes themselves (ParseOwned). Only such
+	// blocks are cleared when they are put back (see Put).
+	pins bool
 }
 
 // UsePool makes p carve the lists of nested containers from pool's blocks
@@ -58,8 +64,17 @@ func (p *Parser) TakeBlocks() Blocks {
 }
 
 // Put gives blocks back for reuse. The caller vouches that no value
-// carved from them is in use any more, nor anything reached through one:
-// their lists are cleared, then handed out again.
+// carved from them is in use any more, nor anything reached through one.
+//
+// Blocks are handed out again as they are, not cleared: the parser
+// overwrites every member it carves, and clearing 64 KiB per block, with
+// the collector's barrier on each pointer while it marks, cost more than
+// the rest of the pool's work. Until a block is reused its old members
+// keep alive what they point to: the parser's text blocks (64 KiB each,
+// a few per block) and other pooled blocks, so a pool of at most
+// maxPooled blocks keeps little beside itself. Blocks whose values may
+// point elsewhere (Blocks.pins: a long string, a long list, the parsed
+// bytes) are cleared, as that could be any amount of memory.
 func (pool *BlockPool) Put(b Blocks) {
 	if len(b.blocks) == 0 {
 		return
@@ -70,8 +85,10 @@ func (pool *BlockPool) Put(b Blocks) {
 		}
 		return // never reused: a value read after its release reads only poison
 	}
-	for _, blk := range b.blocks {
-		clear(blk)
+	if b.pins {
+		for _, blk := range b.blocks {
+			clear(blk)
+		}
 	}
 	pool.mu.Lock()
 	n := min(len(b.blocks), maxPooled-len(pool.free))
@@ -79,7 +96,7 @@ func (pool *BlockPool) Put(b Blocks) {
 	pool.mu.Unlock()
 }
 
-// get returns a cleared block of poolBlock members.
+// get returns a block of poolBlock members (holding old members, see Put).
 func (pool *BlockPool) get() []Member {
 	pool.mu.Lock()
 	defer pool.mu.Unlock()

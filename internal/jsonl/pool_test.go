@@ -1,6 +1,9 @@
 package jsonl
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestParserPool parses the conformance cases' lines in rounds with a
 // parser that uses a pool, putting each round's blocks back only after the
@@ -62,5 +65,58 @@ func TestParserPool(t *testing.T) {
 		case poisoned && len(pool.free) > 0:
 			t.Error("a poisoned pool kept blocks for reuse")
 		}
+	}
+}
+
+// TestPoolClearsOnlyPinningBlocks checks which blocks Put clears: those
+// whose values may point outside the parser's text blocks (a string or a
+// list allocated alone, or the parsed bytes themselves), and no others.
+func TestPoolClearsOnlyPinningBlocks(t *testing.T) {
+	long := `"` + strings.Repeat("x", maxText) + `"`
+	many := "[" + strings.Repeat("1,", poolBlock/2) + "1]"
+	for _, c := range []struct {
+		name  string
+		line  string
+		owned bool // parsed by ParseOwned: the values alias the line
+		pins  bool
+	}{
+		{"short strings", `{"a":{"b":"text","c":[1,2]}}`, false, false},
+		{"long string", `{"a":{"b":` + long + `}}`, false, true},
+		{"long list", `{"a":{"b":` + many + `}}`, false, true},
+		{"aliasing the line", `{"a":{"b":"text"}}`, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var pool BlockPool
+			var p Parser
+			p.UsePool(&pool)
+			// A parser's first line gets exact allocations, each its own.
+			if _, err := p.Parse([]byte(`{"a":{"b":"first"}}`)); err != nil {
+				t.Fatal(err)
+			}
+			p.TakeBlocks()
+			var err error
+			if c.owned {
+				_, err = p.ParseOwned([]byte(c.line))
+			} else {
+				_, err = p.Parse([]byte(c.line))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := p.TakeBlocks()
+			if b.pins != c.pins || len(b.blocks) == 0 {
+				t.Fatalf("pins = %v over %d blocks, want %v", b.pins, len(b.blocks), c.pins)
+			}
+			pool.Put(b)
+			used := false
+			for _, blk := range b.blocks {
+				for _, m := range blk {
+					used = used || m != (Member{})
+				}
+			}
+			if used == c.pins {
+				t.Errorf("after Put, members left in the blocks: %v; want %v", used, !c.pins)
+			}
+		})
 	}
 }

@@ -329,7 +329,24 @@ func (v *Value) Get(key string) *Value {
 func (v *Value) Has(key string) bool { return v.Get(key) != nil }
 
 // GetStr returns the string member key and whether it is a string.
-func (v *Value) GetStr(key string) (string, bool) { return v.Get(key).Str() }
+func (v *Value) GetStr(key string) (string, bool) { return v.lookup(key).Str() }
+
+// lookup is Get for callers that are not inlined with a constant key:
+// a parsed key that is one of the parser's interned words shares its
+// bytes with the constant the caller names, so the address decides
+// without a call to compare the text.
+func (v *Value) lookup(key string) *Value {
+	if v == nil || v.Kind() != Object || v.n == 0 {
+		return nil
+	}
+	items := unsafe.Slice((*Member)(v.p), v.n)
+	for i := range items {
+		if k := items[i].Key; len(k) == len(key) && (unsafe.StringData(k) == unsafe.StringData(key) || k == key) {
+			return &items[i].Value
+		}
+	}
+	return nil
+}
 
 // Path follows object keys, returning nil when any step is missing.
 func (v *Value) Path(keys ...string) *Value {

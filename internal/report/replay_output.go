@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/hygiene"
 )
@@ -105,6 +106,26 @@ func (o *ReplayOutput) Close() error {
 	return nil
 }
 
+// spoolCopyBuffer is the size of the pieces the spooled messages are
+// printed in when the system does not copy them itself.
+const spoolCopyBuffer = 1 << 20
+
+// copySpool prints the spooled messages, most of the document: into a
+// regular file the system copies them from file to file (io.Copy finds
+// that way); anywhere else in large pieces, where io.Copy's 32 KiB buffer
+// would make a read and a write per 32 KiB.
+func copySpool(w io.Writer, spool io.Reader) error {
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			_, err := io.Copy(f, spool)
+			return err
+		}
+	}
+	buf := make([]byte, spoolCopyBuffer)
+	_, err := io.CopyBuffer(struct{ io.Writer }{w}, struct{ io.Reader }{spool}, buf)
+	return err
+}
+
 // printSpooled prints the replay document around the spooled messages.
 func (o *ReplayOutput) printSpooled(r *hygiene.Run, contextLen int) error {
 	if _, err := o.spool.Seek(0, io.SeekStart); err != nil {
@@ -119,7 +140,7 @@ func (o *ReplayOutput) printSpooled(r *hygiene.Run, contextLen int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(o.w, o.spool); err != nil {
+	if err := copySpool(o.w, o.spool); err != nil {
 		return err
 	}
 	if o.json {

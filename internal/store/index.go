@@ -297,8 +297,10 @@ func (s *DB) fastTree(pick func(*fastPath) *fastTree) *fastTree {
 // advance moves the index rows up to the event at seq: rows before it name
 // a seq without an event; the identity rows at seq are the event's.
 func (j *indexJoin) advance(seq int64) error {
-	if err := j.skipTo(seq); err != nil {
-		return err
+	if j.behind(seq) {
+		if err := j.skipTo(seq); err != nil {
+			return err
+		}
 	}
 	if c := j.active; c != nil && c.ok && c.seq == seq {
 		if err := c.next(); err != nil {
@@ -329,10 +331,16 @@ func (j *indexJoin) advance(seq int64) error {
 	}
 }
 
+// behind reports an index row before seq: the common event has none, and
+// skips skipTo's loop over both cursors.
+func (j *indexJoin) behind(seq int64) bool {
+	return j.active != nil && j.active.ok && j.active.seq < seq || j.ident != nil && j.ident.ok && j.ident.seq < seq
+}
+
 // skipTo notes the index rows before seq: each names a seq that holds no
 // event.
 func (j *indexJoin) skipTo(seq int64) error {
-	for i, c := range []*seqCursor{j.active, j.ident} {
+	for i, c := range [2]*seqCursor{j.active, j.ident} {
 		for c != nil && c.ok && c.seq < seq {
 			j.addOrphan(i, c)
 			if err := c.next(); err != nil {
