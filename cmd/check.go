@@ -172,7 +172,11 @@ func runCheck(ctx context.Context, a *app, o *checkOptions) error {
 	}
 	// A whole-list replay keeps a whole branch: the collector goes back to
 	// its usual pace once one begins.
-	restoreGC := sync.OnceFunc(collectSooner())
+	pace := collectSooner
+	if r.provider.matrixTargets() > 0 {
+		pace = collectSoonerForMatrix
+	}
+	restoreGC := sync.OnceFunc(pace())
 	defer restoreGC()
 	r.provider.onWholeReplay(restoreGC)
 	ctx, r.progress = startProgress(ctx, a, "check", r.json, d.paths(), r.provider.matrixTargets())

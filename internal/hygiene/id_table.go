@@ -3,6 +3,7 @@ package hygiene
 import (
 	"hash/maphash"
 	"slices"
+	"sync"
 )
 
 // The ids the tool-call id rewriters hand out or reserve, kept for the
@@ -14,8 +15,10 @@ import (
 // idTable numbers distinct ids and stores each one's bytes once, for every
 // id state of one read of a session (ReplaySession's runs share one; a
 // whole-list replay has its own). It holds no pointers, so the collector
-// does not scan it. It only grows: an id handed out stays handed out.
+// does not scan it. It only grows: an id handed out stays handed out. It
+// is safe for concurrent use: the lanes of a segmented replay share it.
 type idTable struct {
+	mu    sync.Mutex
 	text  []byte   // the ids, one after another
 	ends  []int    // ends[n] is where id n ends in text (it starts where id n-1 ends)
 	slots []uint32 // open addressing by hash: 0 is empty, n+1 is id n
@@ -56,12 +59,16 @@ func (t *idTable) lookup(id string) (slot, n int, ok bool) {
 
 // number returns id's number, and whether it has one.
 func (t *idTable) number(id string) (int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	_, n, ok := t.lookup(id)
 	return n, ok
 }
 
 // add returns id's number, giving it the next one when it has none.
 func (t *idTable) add(id string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	slot, n, ok := t.lookup(id)
 	if ok {
 		return n

@@ -164,6 +164,16 @@ func (o *recordedOutput) Done(k int, res Replayed) error {
 // clock of replayTestRun.
 func replaySessionOf(t *testing.T, ctx context.Context, data []byte, targets []Target) *recordedOutput {
 	t.Helper()
+	s, configs := openReplay(t, data, targets)
+	out := &recordedOutput{begins: map[int]string{}, segments: map[int][]Message{}, done: map[int]Replayed{}}
+	out.err = ReplaySession(ctx, bytes.NewReader(data), s, configs, out)
+	return out
+}
+
+// openReplay opens the context stream of data and the configs of targets,
+// with the clock of replayTestRun.
+func openReplay(t *testing.T, data []byte, targets []Target) (*session.ContextStream, []Config) {
+	t.Helper()
 	s, err := session.OpenContext(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -172,9 +182,7 @@ func replaySessionOf(t *testing.T, ctx context.Context, data []byte, targets []T
 	for k, target := range targets {
 		configs[k] = replayTestRun(target).Config
 	}
-	out := &recordedOutput{begins: map[int]string{}, segments: map[int][]Message{}, done: map[int]Replayed{}}
-	out.err = ReplaySession(ctx, bytes.NewReader(data), s, configs, out)
-	return out
+	return s, configs
 }
 
 // sinkOutput is a recordedOutput that is a ChangeSink: it keeps each run's
@@ -223,6 +231,11 @@ func (o *sinkOutput) log(k int) []Change {
 // the stable sort of the changes handed over by their step keys (the
 // segmented runs' Done carrying none).
 func TestReplaySessionChangeSink(t *testing.T) {
+	testReplaySessionChangeSink(t)
+}
+
+func testReplaySessionChangeSink(t *testing.T) {
+	t.Helper()
 	small := casesWithoutImages(t)
 	var sessions [][]byte
 	for seed := range uint64(6) {

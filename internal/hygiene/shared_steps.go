@@ -76,26 +76,29 @@ func prefixStepKey(n int, r *Run) stepKey {
 	return stepKey{alone: r}
 }
 
-// sharePrefix runs the prefix steps of one segment, msgs (which it
-// consumes), for runs[k] for each k of active, sharing what their keys
-// allow, and hands each run's output to rest, one run at a time: the runs
-// that went the whole way together get the same list (no step after writes
-// into the list it is given: listToWrite). rest's error ends the replay of
-// the segment.
-func sharePrefix(runs []*Run, active []int, msgs []Message, rest func(k int, msgs []Message) error) error {
-	return prefixFrom(runs, active, 0, msgs, rest)
-}
-
-// prefixFrom runs the prefix steps from prefixSteps[i] on for the runs of
-// group, which have reached it with the messages msgs.
-func prefixFrom(runs []*Run, group []int, i int, msgs []Message, rest func(k int, msgs []Message) error) error {
-	if i == len(prefixSteps) {
+// eachRun is rest for the runs of a group, one after another.
+func eachRun(rest func(k int, msgs []Message) error) func(group []int, msgs []Message) error {
+	return func(group []int, msgs []Message) error {
 		for _, k := range group {
 			if err := rest(k, msgs); err != nil {
 				return err
 			}
 		}
 		return nil
+	}
+}
+
+// prefixFrom runs the prefix steps from prefixSteps[i] up to (not
+// including) prefixSteps[stop] for the runs of group, which have reached
+// it with the messages msgs (which it consumes), sharing what their keys
+// allow, and hands each group of runs that reached prefixSteps[stop]
+// together to rest, with the list they share (stop len(prefixSteps): the
+// runs that went the whole way together get the same list, and no step
+// after writes into the list it is given: listToWrite). rest's error ends
+// the replay of the segment.
+func prefixFrom(runs []*Run, group []int, i, stop int, msgs []Message, rest func(group []int, msgs []Message) error) error {
+	if i == stop {
+		return rest(group, msgs)
 	}
 	s := prefixSteps[i]
 	parts := splitByStepKey(runs, group, s.n)
@@ -111,7 +114,7 @@ func prefixFrom(runs []*Run, group []int, i int, msgs []Message, rest func(k int
 		for _, k := range part[1:] {
 			runs[k].share(lead, s.n, logged)
 		}
-		if err := prefixFrom(runs, part, i+1, out, rest); err != nil {
+		if err := prefixFrom(runs, part, i+1, stop, out, rest); err != nil {
 			return err
 		}
 	}

@@ -77,19 +77,23 @@ var minSegmentMessages = 4096 // a variable for tests
 func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, next func() ([]session.ContextMessage, error), emit func(k int, msgs []Message) error, changes changeSink) (errs []error, err error) {
 	errs = make([]error, len(runs))
 	ids := newIDTable() // the ids the runs' id rewriters hand out, each stored once
-	room := &pairingRoom{}
-	for _, r := range runs {
-		r.pairing = room // the runs take turns
-		ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
-		r.seg = newSegment(ids)
+	lanes := newLanes(runs)
+	for _, l := range lanes {
+		for _, k := range l.runs {
+			r := runs[k]
+			r.pairing = l.room // the lane's runs take turns
+			ApplyModelSnapshot(r, facts.ModelSnapshot, facts.ModelSwitchTimestamp, facts.HasModelSwitchTimestamp)
+			r.seg = newSegment(ids)
+		}
 	}
+	emit, changes = serialized(lanes, emit, changes)
 	defer func() {
 		for _, r := range runs {
 			r.seg, r.pairing = nil, nil
 		}
 	}()
 	c := cutter{avoid: avoid}
-	input, tail := newSegmentInput(), newTailShare()
+	input := newSegmentInput()
 	eof := false
 	for {
 		cut := c.find()
@@ -112,7 +116,7 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 				return errs, nil
 			}
 		}
-		if err := replaySegmentAll(runs, errs, input, tail, c.msgs[:cut], c.base, final, emit, changes); err != nil {
+		if err := replaySegmentAll(runs, errs, input, lanes, c.msgs[:cut], c.base, final, emit, changes); err != nil {
 			return errs, err
 		}
 		if !slices.ContainsFunc(errs, func(e error) bool { return e == nil }) {
@@ -132,11 +136,12 @@ func replayStreamAll(runs []*Run, facts *session.Context, avoid map[int]bool, ne
 // What the segment may not hold (input's check) is the same for every
 // run, which have all replayed the same segments before: it is checked
 // once, on msgs before any rule edits them. Runs share the prefix steps
-// their policies agree on (sharePrefix), the id rewrite (idRewrites) and
-// the stages of steps 11–18 (tailShare),
-// and each goes on to the segment's end as soon as it has been through
-// them, so that only one run's copies of the segment are live at once.
-func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, tail *tailShare, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error, changes changeSink) error {
+// their policies agree on (prefixFrom; from step 4 on, within their
+// lane), the id rewrite (idRewrites) and the stages of steps 11–18
+// (tailShare) with the runs of their lane, and each goes on to the
+// segment's end as soon as it has been through them, so that only one
+// run's copies of the segment are live at once in each lane (lanes.go).
+func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, lanes []*lane, msgs []Message, start int, final bool, emit func(k int, msgs []Message) error, changes changeSink) error {
 	hazard := input.check(msgs)
 	var active []int
 	for k, r := range runs {
@@ -149,10 +154,13 @@ func replaySegmentAll(runs []*Run, errs []error, input *segmentInput, tail *tail
 			r.seg.fail(hazard)
 		}
 	}
-	ids := newIDRewrites(runs, active)
-	tail.begin(runs, active)
-	return sharePrefix(runs, active, msgs, func(k int, msgs []Message) error {
-		return finishRun(runs, errs, k, ids.rewrite(runs[k], msgs), tail, emit, changes)
+	beginSegment(lanes, runs, active)
+	return prefixFrom(runs, active, 0, sharedFrom, msgs, func(group []int, msgs []Message) error {
+		return runLanes(lanes, group, msgs, func(l *lane, part []int, msgs []Message) error {
+			return prefixFrom(runs, part, sharedFrom, len(prefixSteps), msgs, eachRun(func(k int, msgs []Message) error {
+				return finishRun(runs, errs, k, l.step.rewrite(runs[k], msgs), l.tail, emit, changes)
+			}))
+		})
 	})
 }
 

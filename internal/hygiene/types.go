@@ -114,8 +114,8 @@ type Run struct {
 	changeSteps []int
 	lastDetail  string
 	// pairing is the tool-result pairing's room, reused from segment to
-	// segment, and shared by the runs of a segmented replay, which take
-	// turns (nil until the first pass).
+	// segment, and shared by the runs of a segmented replay's lane, which
+	// take turns (nil until the first pass).
 	pairing *pairingRoom
 }
 
