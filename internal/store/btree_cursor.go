@@ -419,8 +419,9 @@ func (t *tableTree) descend(rowid int64) (off, size int, err error) {
 		switch pg.kind {
 		case pageTableLeaf:
 			if &pg.data[0] == &t.bufs[depth][0] {
-				copy(t.leafBuf, pg.data)
-				pg.data = t.leafBuf[:t.p.pageSize]
+				// The leaf keeps the buffer it was read into, and this
+				// depth takes the last leaf's: no copy of the page.
+				t.bufs[depth], t.leafBuf = t.leafBuf, t.bufs[depth]
 			}
 			t.leaf, t.at = pg, -1
 			return t.inLeaf(rowid)
