@@ -423,9 +423,10 @@ func (p *rowPipe) trySend(b *rowBatch) bool {
 }
 
 // prove makes the canonical proof of each event of b on the reading
-// goroutine. Reading the b-trees takes less time than proving the texts,
-// so the reading goroutine takes a share of the proofs whenever the
-// writing side falls behind, and the two cores are kept busy alike.
+// goroutine. Where proving the texts takes longer than reading the
+// b-trees (rows that are not plain take the slower descent), the reading
+// goroutine takes a share of the proofs whenever the writing side falls
+// behind, and the two cores are kept busy alike.
 func (p *rowPipe) prove(b *rowBatch) {
 	for i := range b.evs {
 		e := &b.evs[i]
