@@ -34,13 +34,15 @@ import (
 //     hygiene.ReplayContext) renders, for a target the input picks;
 //   - every exit status is one the help documents for what happened.
 //
-// Seeds: the examples and the conformance cases.
+// Seeds: the examples and the conformance cases, whose base each input
+// names by index (sessiontest.DamagedSeed says why).
 func FuzzCommands(f *testing.F) {
-	for _, s := range sessiontest.DamagedSeeds(f) {
-		f.Add(s.Base, s.Program, uint8(len(s.Program)))
+	seeds := sessiontest.DamagedSeeds(f)
+	for i, s := range seeds {
+		f.Add(uint16(i), s.Program, uint8(len(s.Program)))
 	}
-	f.Fuzz(func(t *testing.T, base, program []byte, pick uint8) {
-		input := sessiontest.Damaged(base, program)
+	f.Fuzz(func(t *testing.T, base uint16, program []byte, pick uint8) {
+		input := sessiontest.Damaged(seeds[int(base)%len(seeds)].Base, program)
 		dir := t.TempDir()
 		fuzzStateHome = t.TempDir() // fix's lost-and-found records, outside dir
 		path := filepath.Join(dir, "s.jsonl")

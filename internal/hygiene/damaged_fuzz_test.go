@@ -16,13 +16,15 @@ import (
 // eight messages, so that every cut is tried), and compares each outcome
 // with the whole-list replay (ReplayContext): the same messages, lines and
 // changes, the same context length, and a refusal exactly when the
-// whole-list replay refuses. Seeds: the examples and the conformance cases.
+// whole-list replay refuses. Seeds: the examples and the conformance cases,
+// whose base each input names by index (sessiontest.DamagedSeed says why).
 func FuzzSegmentedReplay(f *testing.F) {
-	for _, s := range sessiontest.DamagedSeeds(f) {
-		f.Add(s.Base, s.Program, uint8(len(s.Program)), uint8(0))
+	seeds := sessiontest.DamagedSeeds(f)
+	for i, s := range seeds {
+		f.Add(uint16(i), s.Program, uint8(len(s.Program)), uint8(0))
 	}
-	f.Fuzz(func(t *testing.T, base, program []byte, pick, seg uint8) {
-		data := sessiontest.Damaged(base, program)
+	f.Fuzz(func(t *testing.T, base uint16, program []byte, pick, seg uint8) {
+		data := sessiontest.Damaged(seeds[int(base)%len(seeds)].Base, program)
 		whole, err := session.ReadContext(bytes.NewReader(data))
 		if err != nil {
 			return // the loader's errors are not the replay's

@@ -323,6 +323,16 @@ func quote(s string) string {
 }
 
 // DamagedSeed is a seed of a fuzz target that reads Damaged sessions.
+//
+// The targets take the base by its index in DamagedSeeds, not as bytes:
+// the fuzzing engine minimizes every byte argument of each input that
+// reaches new code, one byte at a time and then range by range
+// (quadratic in the length), and on a base of kilobytes that kept every
+// worker minimizing for the whole run, so no new input was ever tried.
+// Bytes mutated inside real lines are the byte-level targets' domain. An
+// index names another base once a session is added to the examples or
+// the conformance cases, so a failing input worth keeping becomes a test
+// with the session it needs.
 type DamagedSeed struct{ Base, Program []byte }
 
 // damagedSeedMaxBase leaves the few large conformance cases (big images)
