@@ -23,7 +23,7 @@ func FuzzRepair(f *testing.F) {
 		}
 	}
 	f.Add([]byte(header + "\n" + `{"type":"message","message":{"role":"user","content":[{"type":"image","data":"SGVsbG8=","mimeType":"image/png"}]}}`))
-	f.Fuzz(checkRepair)
+	f.Fuzz(func(t *testing.T, input []byte) { checkRepair(t, input) })
 }
 
 // FuzzRepairDamaged checks what FuzzRepair checks on generated damaged
@@ -42,16 +42,7 @@ func FuzzRepairDamaged(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, base uint16, program []byte) {
 		input := sessiontest.Damaged(seeds[int(base)%len(seeds)].Base, program)
-		checkRepair(t, input)
-		plan, _ := Analyze(bytes.NewReader(input), nil)
-		want := input
-		if plan.NeedsRewrite() {
-			var out bytes.Buffer
-			if err := WriteRepaired(&out, bytes.NewReader(input), &plan, goldenClock, goldenUUIDs()); err != nil {
-				t.Fatal(err)
-			}
-			want = out.Bytes()
-		}
+		plan, want := checkRepair(t, input)
 		file := filepath.Join(t.TempDir(), "s.jsonl")
 		if err := os.WriteFile(file, input, 0o600); err != nil {
 			t.Fatal(err)
@@ -81,8 +72,9 @@ func FuzzRepairDamaged(f *testing.F) {
 // the in-memory transcription of OpenClaw's rules (so a line OpenClaw
 // keeps is never dropped, and the fast path never keeps a line a rule
 // changes); the parallel first pass plans what the sequential one does;
-// and repairing the repair's output changes nothing.
-func checkRepair(t *testing.T, input []byte) {
+// and repairing the repair's output changes nothing. It returns the plan
+// and what the two passes write (input itself when nothing changes).
+func checkRepair(t *testing.T, input []byte) (Plan, []byte) {
 	checkLineVerdicts(t, input)
 	checkAgainstReference(t, input)
 	seq, _ := analyzeSequential(bytes.NewReader(input), nil)
@@ -92,7 +84,7 @@ func checkRepair(t *testing.T, input []byte) {
 	}
 	plan, _ := Analyze(bytes.NewReader(input), nil)
 	if !plan.NeedsRewrite() {
-		return
+		return plan, input
 	}
 	var out bytes.Buffer
 	if err := WriteRepaired(&out, bytes.NewReader(input), &plan, goldenClock, goldenUUIDs()); err != nil {
@@ -102,6 +94,7 @@ func checkRepair(t *testing.T, input []byte) {
 	if again.NeedsRewrite() || again.Reason != "" {
 		t.Fatalf("repairing the output again: reason %q, counts %+v\n%s", again.Reason, again.Counts, out.Bytes())
 	}
+	return plan, out.Bytes()
 }
 
 // checkLineVerdicts compares the classifier's verdict on every line with a
