@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 )
 
@@ -90,6 +91,15 @@ func newPager(f *os.File, size int64) (*pager, error) {
 	p := &pager{f: f, pageSize: ps, usable: ps - reserved, pages: pages, interior: map[uint32][]byte{}}
 	p.indexLocal = (p.usable-12)*64/255 - 23
 	return p, nil
+}
+
+// lane is a pager for another goroutine: the same file and header, and a
+// cache of its own that starts with this one's pages (whose bytes are
+// never written again, so both may read them).
+func (p *pager) lane() *pager {
+	q := *p
+	q.interior = maps.Clone(p.interior)
+	return &q
 }
 
 // read reads page n into buf (of the page size).

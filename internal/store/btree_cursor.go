@@ -15,6 +15,52 @@ type indexCursor struct {
 	entry   []byte   // the current entry's record when it overflows its cell
 	rec     record
 	loaded  int // pages loaded: bounded by the page count
+	// split makes the walk one lane of two (see [leafSplit]); nil: the
+	// whole walk.
+	split *leafSplit
+}
+
+// leafSplit makes an index walk one of two lanes of a session's walk
+// (see [ExportReader]). The index leaves, counted from the one the seek
+// lands in (leaf 0), are dealt out in runs of runLeaves leaves, by turns
+// to lane 0 and lane 1. A lane descends only into its own leaves: another
+// lane's it steps over in their parent page, unread, so neither lane
+// reads the other's part of the index. The entry of an interior cell
+// follows the last leaf of the subtree before it, and goes to that leaf's
+// lane. Taken together, the two lanes' entries are the whole walk's, run
+// by run in key order.
+type leafSplit struct {
+	lane, runLeaves int
+	// leafDepth is the depth of the leaves (the seek's path): every leaf
+	// of a b-tree is at the same depth, and a page that is not where it
+	// should be is errBTree.
+	leafDepth int
+	leaf      int // the last leaf entered or stepped over
+	run       int // this lane's current run: lane, lane+2, ...
+	ended     int // this lane's runs ended since [indexCursor.runsEnded]
+}
+
+func (s *leafSplit) owns(leaf int) bool { return leaf/s.runLeaves%2 == s.lane }
+
+// reach notes that the walk has come to leaf: every run of this lane
+// before leaf's run has ended (all its entries precede leaf's).
+func (s *leafSplit) reach(leaf int) {
+	s.leaf = leaf
+	for leaf/s.runLeaves > s.run {
+		s.ended++
+		s.run += 2
+	}
+}
+
+// runsEnded is how many of the lane's runs have ended since it was last
+// asked (0 for a whole walk).
+func (c *indexCursor) runsEnded() int {
+	if c.split == nil {
+		return 0
+	}
+	n := c.split.ended
+	c.split.ended = 0
+	return n
 }
 
 type indexFrame struct {
@@ -102,6 +148,13 @@ func (c *indexCursor) seek(root uint32, key []byte) error {
 		}
 		f.i = i
 		if !f.pg.interior() {
+			if sp := c.split; sp != nil {
+				sp.leafDepth = len(c.stack) - 1
+				sp.reach(0)
+				if !sp.owns(0) {
+					f.i = f.pg.cells // read for its path only
+				}
+			}
 			return nil
 		}
 		if n, err = f.pg.child(i, c.p.usable); err != nil {
@@ -154,6 +207,12 @@ func (c *indexCursor) next() (bool, error) {
 			if err != nil {
 				return false, err
 			}
+			if sp := c.split; sp != nil && len(c.stack) == sp.leafDepth {
+				// Child i is a leaf: another lane's is stepped over.
+				if sp.reach(sp.leaf + 1); !sp.owns(sp.leaf) {
+					continue
+				}
+			}
 			if err := c.descend(n); err != nil {
 				return false, err
 			}
@@ -163,6 +222,9 @@ func (c *indexCursor) next() (bool, error) {
 		if f.i < f.pg.cells {
 			f.i++
 			f.descend = true
+			if sp := c.split; sp != nil && !sp.owns(sp.leaf) {
+				continue // the lane of the leaf before it takes it
+			}
 			return true, c.load(f, f.i-1)
 		}
 		c.stack = c.stack[:len(c.stack)-1]
@@ -300,6 +362,9 @@ func (c *indexCursor) descend(n uint32) error {
 	f, err := c.push(n)
 	if err != nil {
 		return err
+	}
+	if sp := c.split; sp != nil && (len(c.stack)-1 == sp.leafDepth) == f.pg.interior() {
+		return btreeErrorf("index page %d at depth %d, its leaves at depth %d", n, len(c.stack)-1, sp.leafDepth)
 	}
 	f.i, f.descend = 0, f.pg.interior()
 	return nil

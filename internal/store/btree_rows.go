@@ -190,10 +190,15 @@ type treeWalk struct {
 }
 
 func (fp *fastPath) walk(t *fastTree, sessionID string) *treeWalk {
-	w := &treeWalk{tree: t, sessionID: []byte(sessionID), idx: newIndexCursor(fp.pager)}
+	return walkOn(fp.pager, t, sessionID)
+}
+
+// walkOn is a walk of t that reads its pages through p.
+func walkOn(p *pager, t *fastTree, sessionID string) *treeWalk {
+	w := &treeWalk{tree: t, sessionID: []byte(sessionID), idx: newIndexCursor(p)}
 	w.row.max = t.need + 1 // the columns read, and those before them
 	if t.table != 0 {
-		w.tab = newTableTree(fp.pager, t.table)
+		w.tab = newTableTree(p, t.table)
 	}
 	return w
 }

@@ -14,9 +14,10 @@ import (
 )
 
 // readAll counts and exports every session of the database at path with
-// the index checks, through the fast path or (fast false) through the
-// driver alone, and returns everything a caller sees: the counts, the
-// text, the seqs of a few lines, the faults and errors.
+// the index checks, and without them on one reading goroutine and on two
+// lanes, through the fast path or (fast false) through the driver alone,
+// and returns everything a caller sees: the counts, the texts, the seqs
+// of a few lines, the faults and errors.
 func readAll(t *testing.T, path string, fast bool) (string, bool) {
 	t.Helper()
 	ctx := context.Background()
@@ -53,6 +54,17 @@ func readAll(t *testing.T, path string, fast bool) (string, bool) {
 			out.WriteString("faults: " + err.Error() + "\n")
 		}
 		r.Close()
+		// The plain export, read by one goroutine and by two lanes (a
+		// run per index leaf, so that short sessions are split too).
+		for _, mode := range []int{lanesOff, lanesOn} {
+			restore := setLanes(mode, 1)
+			lines, _, err := db.Export(ctx, w.SessionID, &out)
+			restore()
+			fmt.Fprintf(&out, "%d lines\n", lines)
+			if err != nil {
+				out.WriteString("export: " + err.Error() + "\n")
+			}
+		}
 		last := int(w.Events)
 		seqs, err := db.Seqs(ctx, w.SessionID, []int{last + 1, 1, last, (last + 1) / 2, 1})
 		fmt.Fprintf(&out, "seqs %v %v\n", seqs, err)

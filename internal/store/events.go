@@ -105,6 +105,11 @@ type Rows struct {
 	dest     []any
 	textNull bool
 	size     sql.NullInt64
+	// lane: the rows are one lane of an export (see [DB.laneRows]), read
+	// on a goroutine of its own: errBTree ends them instead of handing the
+	// rest to the driver, and compressed rows have their own decoder, dec.
+	lane bool
+	dec  *zstd.Decoder
 }
 
 // Events starts reading the events of sessionID (a session id, not a key)
@@ -153,18 +158,11 @@ func (r *Rows) nextRow() (bool, error) {
 			}
 			return ok, nil
 		}
-		if !errors.Is(err, errBTree) {
+		if !errors.Is(err, errBTree) || r.lane {
 			return false, err
 		}
-		// The driver reads the rest, and decides what they hold.
-		r.fast = nil
-		if r.read {
-			r.rows, err = r.db.tx.QueryContext(r.ctx, eventsAfterSQL, r.sessionID, r.lastSeq)
-		} else {
-			r.rows, err = r.db.tx.QueryContext(r.ctx, eventsSQL, r.sessionID)
-		}
-		if err != nil {
-			return false, r.db.errorf("reading the events of session %s: %w", r.sessionID, err)
+		if err := r.toDriver(); err != nil {
+			return false, err
 		}
 	}
 	if !r.rows.Next() {
@@ -178,6 +176,32 @@ func (r *Rows) nextRow() (bool, error) {
 	}
 	r.lastSeq, r.read = r.ev.Seq, true
 	return true, nil
+}
+
+// toDriver hands the rest of the rows to the driver, which decides what
+// they hold: the rows after the highest seq read (r.lastSeq), or all of
+// them when none was read.
+func (r *Rows) toDriver() error {
+	r.fast = nil
+	var err error
+	if r.read {
+		r.rows, err = r.db.tx.QueryContext(r.ctx, eventsAfterSQL, r.sessionID, r.lastSeq)
+	} else {
+		r.rows, err = r.db.tx.QueryContext(r.ctx, eventsSQL, r.sessionID)
+	}
+	if err != nil {
+		return r.db.errorf("reading the events of session %s: %w", r.sessionID, err)
+	}
+	return nil
+}
+
+// runsEnded is how many of a lane's runs of index leaves have ended since
+// it was last asked: they end before the current row (0 for other rows).
+func (r *Rows) runsEnded() int {
+	if r.fast == nil {
+		return 0
+	}
+	return r.fast.idx.runsEnded()
 }
 
 // fastRow reads the next row from the b-trees, as the driver would scan
@@ -254,7 +278,7 @@ func (r *Rows) decode(z []byte, size sql.NullInt64) ([]byte, error) {
 	if !size.Valid || size.Int64 < 0 || size.Int64 > maxEventBytes {
 		return nil, r.fault(FaultSize, fmt.Errorf("event_utf8_bytes %v out of range", sizeText(size)))
 	}
-	dec, err := r.db.decoder()
+	dec, err := r.decoder()
 	if err != nil {
 		return nil, r.fault(FaultZstd, err)
 	}
@@ -336,10 +360,30 @@ func (r *Rows) faultAt(ev Event, f Fault, err error) error {
 	return &RowError{Path: r.db.path, SessionID: r.sessionID, Seq: ev.Seq, Line: line, Fault: f, Err: err}
 }
 
+// decoder is the zstd decoder of the rows' goroutine: a lane's own, else
+// the database's.
+func (r *Rows) decoder() (*zstd.Decoder, error) {
+	if !r.lane {
+		return r.db.decoder()
+	}
+	if r.dec == nil {
+		d, err := newDecoder()
+		if err != nil {
+			return nil, err
+		}
+		r.dec = d
+	}
+	return r.dec, nil
+}
+
+func newDecoder() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxEventBytes+1))
+}
+
 // decoder is the database's zstd decoder, synchronous (one goroutine).
 func (s *DB) decoder() (*zstd.Decoder, error) {
 	if s.zstd == nil {
-		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxEventBytes+1))
+		d, err := newDecoder()
 		if err != nil {
 			return nil, err
 		}
@@ -369,6 +413,10 @@ func (r *Rows) Err() error {
 func (r *Rows) Close() error {
 	if r.index != nil {
 		r.index.close()
+	}
+	if r.dec != nil {
+		r.dec.Close()
+		r.dec = nil
 	}
 	if r.rows == nil {
 		return nil

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
@@ -14,8 +15,11 @@ import (
 // hands them on in batches, in seq order, through a bounded channel
 // (rowPipe), while the caller's goroutine proves each row canonical (or
 // writes it again) and checks it against its identity row: reading the
-// b-trees and checking the text then share two cores. Memory stays
-// bounded by a few batches.
+// b-trees and checking the text then share two cores. An export without
+// index checks whose rows come from the b-trees reads them in two lanes
+// when two cores can run them (see [startLanes]): each lane reads and
+// proves its own runs of the session, and the caller's goroutine writes
+// them in seq order. Memory stays bounded by a few batches.
 type ExportReader struct {
 	ctx    context.Context
 	rows   *Rows
@@ -27,10 +31,14 @@ type ExportReader struct {
 	err    error  // sticky: io.EOF at the end
 	lines  int64
 	edit   func(seq int64, v *jsonl.Value) // a view's edits, nil for an export
-	// pipe reads the rows of an export; nil: the rows are read here.
+	// pipe reads the rows of an export; nil: the rows are read here, or
+	// by lanes.
 	pipe *rowPipe
-	cur  *rowBatch // the batch being written
-	at   int       // its next event
+	// lanes read the rows of an export in two lanes (see [startLanes]);
+	// nil: pipe reads them, or they are read here.
+	lanes *lanes
+	cur   *rowBatch // the batch being written
+	at    int       // its next event
 }
 
 // Reader starts the export of sessionID (a session id, not a key). Close it
@@ -44,10 +52,14 @@ func (s *DB) Reader(ctx context.Context, sessionID string) (*ExportReader, error
 }
 
 // newExportReader starts the export of rows, their reading on a goroutine
-// of its own.
+// of its own, or on two lanes (see [useLanes]).
 func newExportReader(ctx context.Context, rows *Rows) *ExportReader {
 	r := &ExportReader{ctx: ctx, rows: rows}
-	r.pipe = startRowPipe(rows)
+	if useLanes(rows) {
+		r.lanes = startLanes(rows)
+	} else {
+		r.pipe = startRowPipe(rows, false)
+	}
 	return r
 }
 
@@ -75,7 +87,7 @@ func (r *ExportReader) next() bool {
 		r.err = err
 		return false
 	}
-	if r.pipe != nil {
+	if r.pipe != nil || r.lanes != nil {
 		return r.nextRun()
 	}
 	if !r.rows.Next() {
@@ -164,17 +176,21 @@ func (r *ExportReader) rewrite(ev Event, row identity) bool {
 func (r *ExportReader) nextRun() bool {
 	for r.cur == nil || r.at == len(r.cur.evs) {
 		if r.cur != nil {
-			if r.cur.err != nil {
-				r.err = r.cur.err
+			switch err := r.cur.err; {
+			case err == nil:
+				r.cur.pipe.recycle(r.cur)
+			case r.lanes != nil && errors.Is(err, errBTree):
+				// Every row before this one is written: the driver
+				// reads the rest.
+				if r.err = r.handOver(); r.err != nil {
+					return false
+				}
+			default:
+				r.err = err
 				return false
 			}
-			r.pipe.recycle(r.cur)
 		}
-		select {
-		case r.cur = <-r.pipe.full:
-			r.at = 0
-		case <-r.ctx.Done():
-			r.cur, r.err = nil, r.ctx.Err()
+		if !r.receive() {
 			return false
 		}
 	}
@@ -195,6 +211,28 @@ func (r *ExportReader) nextRun() bool {
 	ev, row := b.event(r.at)
 	r.at++
 	return r.rewrite(ev, row)
+}
+
+// receive makes r.cur the next batch of rows in seq order; false when the
+// context ended (r.err set).
+func (r *ExportReader) receive() bool {
+	var full chan *rowBatch
+	if r.lanes != nil {
+		full = r.lanes.next()
+	} else {
+		full = r.pipe.full
+	}
+	select {
+	case r.cur = <-full:
+		r.at = 0
+	case <-r.ctx.Done():
+		r.cur, r.err = nil, r.ctx.Err()
+		return false
+	}
+	if r.lanes != nil {
+		r.lanes.took(r.cur)
+	}
+	return true
 }
 
 // Read reads the export; it returns io.EOF after the last line, or the
@@ -243,6 +281,9 @@ func (r *ExportReader) Close() error {
 // stop ends the goroutine reading the rows, if any, and waits for it: from
 // then on the rows and the DB are this goroutine's again.
 func (r *ExportReader) stop() {
+	if r.lanes != nil {
+		r.lanes.stop()
+	}
 	if r.pipe != nil {
 		r.pipe.close()
 	}
@@ -257,6 +298,9 @@ type rowPipe struct {
 	done chan struct{}  // closed when the reading goroutine has returned
 	// canon proves texts on the reading goroutine (see prove).
 	canon canonScanner
+	// lane: the pipe is a lane of an export (see [startLanes]): it proves
+	// every batch, and ends a batch at the end of each of its runs.
+	lane bool
 }
 
 // rowBatch is a run of events: their texts one after another in data,
@@ -266,6 +310,9 @@ type rowBatch struct {
 	data, ids []byte
 	evs       []batchEvent
 	err       error // the last batch: io.EOF or what stopped the rows
+	// runEnd: the batch is the last of its lane's run (see [startLanes]).
+	runEnd bool
+	pipe   *rowPipe // the pipe it is recycled to
 }
 
 // batchEvent is an event of a batch: its text is data[start:end],
@@ -350,25 +397,45 @@ const (
 	pipeBatches     = 2
 )
 
-func startRowPipe(rows *Rows) *rowPipe {
-	p := &rowPipe{full: make(chan *rowBatch, pipeBatches), free: make(chan *rowBatch, pipeBatches+2),
-		quit: make(chan struct{}), done: make(chan struct{})}
-	go p.read(rows)
+// startRowPipe starts reading rows on a goroutine of its own; a lane's
+// rows (lane true) are closed there when it returns.
+func startRowPipe(rows *Rows, lane bool) *rowPipe {
+	waiting := pipeBatches
+	if lane {
+		waiting = laneBatches
+	}
+	p := &rowPipe{full: make(chan *rowBatch, waiting), free: make(chan *rowBatch, waiting+2),
+		quit: make(chan struct{}), done: make(chan struct{}), lane: lane}
+	go func() {
+		defer close(p.done)
+		if lane {
+			defer rows.Close()
+		}
+		p.read(rows)
+	}()
 	return p
 }
 
 // read reads every row into batches and sends them; the last batch
 // carries io.EOF or the error that stopped the rows.
 func (p *rowPipe) read(rows *Rows) {
-	defer close(p.done)
 	b := p.batch()
 	for {
-		if !rows.Next() {
+		ok := rows.Next()
+		// A lane's runs that ended before this row (or the end) end
+		// their batches first.
+		for n := rows.runsEnded(); n > 0; n-- {
+			b.runEnd = true
+			if b = p.hand(b); b == nil {
+				return
+			}
+		}
+		if !ok {
 			b.err = rows.Err()
 			if b.err == nil {
 				b.err = io.EOF
 			}
-			if proveAll {
+			if p.lane || proveAll {
 				p.prove(b)
 			}
 			p.send(b)
@@ -384,27 +451,35 @@ func (p *rowPipe) read(rows *Rows) {
 		}
 		b.evs = append(b.evs, e)
 		if len(b.data) >= pipeBatchBytes || len(b.evs) >= pipeBatchEvents {
-			if proveAll || !p.trySend(b) {
-				// The writing side is behind: prove this batch here,
-				// where the time would go to waiting.
-				p.prove(b)
-				if !p.send(b) {
-					return
-				}
+			if b = p.hand(b); b == nil {
+				return
 			}
-			b = p.batch()
 		}
 	}
+}
+
+// hand sends a batch that is full (or ends a run) on, and returns an
+// empty one; nil when the pipe was closed. A lane proves each batch; a
+// lone reading goroutine proves one only when the writing side is
+// behind, where the time would go to waiting.
+func (p *rowPipe) hand(b *rowBatch) *rowBatch {
+	if p.lane || proveAll || !p.trySend(b) {
+		p.prove(b)
+		if !p.send(b) {
+			return nil
+		}
+	}
+	return p.batch()
 }
 
 // batch is an empty batch: a written one again, or a new one.
 func (p *rowPipe) batch() *rowBatch {
 	select {
 	case b := <-p.free:
-		b.data, b.ids, b.evs, b.err = b.data[:0], b.ids[:0], b.evs[:0], nil
+		b.data, b.ids, b.evs, b.err, b.runEnd = b.data[:0], b.ids[:0], b.evs[:0], nil, false
 		return b
 	default:
-		return &rowBatch{}
+		return &rowBatch{pipe: p}
 	}
 }
 
@@ -450,8 +525,12 @@ func (p *rowPipe) send(b *rowBatch) bool {
 	}
 }
 
-// recycle gives a written batch back for reuse.
+// recycle gives a written batch back for reuse. One that grew past twice
+// the batch size (it held a large event) gives its memory back instead.
 func (p *rowPipe) recycle(b *rowBatch) {
+	if cap(b.data) > 2*pipeBatchBytes {
+		b.data = nil
+	}
 	select {
 	case p.free <- b:
 	default:
@@ -460,10 +539,15 @@ func (p *rowPipe) recycle(b *rowBatch) {
 
 // close stops the reading goroutine and waits for it (once).
 func (p *rowPipe) close() {
+	p.stop()
+	<-p.done
+}
+
+// stop tells the reading goroutine to stop (once), without waiting.
+func (p *rowPipe) stop() {
 	select {
 	case <-p.quit:
 	default:
 		close(p.quit)
 	}
-	<-p.done
 }
