@@ -38,11 +38,11 @@
 //   - Bounded memory. Rows are streamed: memory grows with the largest
 //     event, never with the session (the index checks keep at most 1,000
 //     faults of each kind per session). An export reads its rows on a
-//     goroutine of its own, or on two (lanes, each taking runs of the
+//     goroutine of its own, or on two (lanes, taking runs of the
 //     session's index leaves by turns), a few batches of 256 KiB ahead of
-//     the text it yields (at most two waiting, or eight per lane; a batch
-//     that held a large event gives its memory back once written); a [DB]
-//     must not be used while one of its exports is open.
+//     the text it yields (at most two waiting per reading goroutine; a
+//     batch that held a large event gives its memory back once written);
+//     a [DB] must not be used while one of its exports is open.
 //   - Direct reads. When SQLite itself reads only the main database file
 //     (no -wal content), the ordered walks (events, identity rows, active
 //     events) and the counts read the b-trees of that file directly, with

@@ -391,7 +391,8 @@ func (b *rowBatch) event(i int) (Event, identity) {
 const (
 	// pipeBatchBytes and pipeBatchEvents end a batch. At most
 	// pipeBatches+2 batches exist at a time: pipeBatches waiting, one
-	// being filled and one being written.
+	// being filled and one being written (with two lanes, pipeBatches
+	// waiting and one being filled per lane, and one being written).
 	pipeBatchBytes  = 256 << 10
 	pipeBatchEvents = 1024
 	pipeBatches     = 2
@@ -400,11 +401,7 @@ const (
 // startRowPipe starts reading rows on a goroutine of its own; a lane's
 // rows (lane true) are closed there when it returns.
 func startRowPipe(rows *Rows, lane bool) *rowPipe {
-	waiting := pipeBatches
-	if lane {
-		waiting = laneBatches
-	}
-	p := &rowPipe{full: make(chan *rowBatch, waiting), free: make(chan *rowBatch, waiting+2),
+	p := &rowPipe{full: make(chan *rowBatch, pipeBatches), free: make(chan *rowBatch, pipeBatches+2),
 		quit: make(chan struct{}), done: make(chan struct{}), lane: lane}
 	go func() {
 		defer close(p.done)

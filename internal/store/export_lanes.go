@@ -33,12 +33,6 @@ import (
 // at once. A variable so that tests can give a lane a run per leaf.
 var laneRunLeaves = 16
 
-// laneBatches is how many batches a lane may have waiting (pipeBatches
-// for one reading goroutine): the lanes take turns, so a lane that is
-// ahead (the other was descheduled, or its rows are longer) fills them
-// instead of waiting.
-var laneBatches = 8
-
 // exportLanes decides when an export runs in two lanes: lanesAuto when
 // GOMAXPROCS allows two goroutines to run at once; tests force them on
 // or off.
