@@ -58,7 +58,7 @@ func newExportReader(ctx context.Context, rows *Rows) *ExportReader {
 	if useLanes(rows) {
 		r.lanes = startLanes(rows)
 	} else {
-		r.pipe = startRowPipe(rows, false)
+		r.pipe = startRowPipe(rows, false, jsonl.NewFlight(exportFlight))
 	}
 	return r
 }
@@ -301,6 +301,9 @@ type rowPipe struct {
 	// lane: the pipe is a lane of an export (see [startLanes]): it proves
 	// every batch, and ends a batch at the end of each of its runs.
 	lane bool
+	// flight bounds the bytes of the batches handed on and not yet
+	// written, of this pipe and the other lane's (see [exportFlight]).
+	flight *jsonl.FlightShare
 }
 
 // rowBatch is a run of events: their texts one after another in data,
@@ -313,6 +316,7 @@ type rowBatch struct {
 	// runEnd: the batch is the last of its lane's run (see [startLanes]).
 	runEnd bool
 	pipe   *rowPipe // the pipe it is recycled to
+	held   int      // its bytes held against the export's flight
 }
 
 // batchEvent is an event of a batch: its text is data[start:end],
@@ -400,9 +404,9 @@ const (
 
 // startRowPipe starts reading rows on a goroutine of its own; a lane's
 // rows (lane true) are closed there when it returns.
-func startRowPipe(rows *Rows, lane bool) *rowPipe {
+func startRowPipe(rows *Rows, lane bool, flight *jsonl.Flight) *rowPipe {
 	p := &rowPipe{full: make(chan *rowBatch, pipeBatches), free: make(chan *rowBatch, pipeBatches+2),
-		quit: make(chan struct{}), done: make(chan struct{}), lane: lane}
+		quit: make(chan struct{}), done: make(chan struct{}), lane: lane, flight: flight.Share()}
 	go func() {
 		defer close(p.done)
 		if lane {
@@ -435,6 +439,7 @@ func (p *rowPipe) read(rows *Rows) {
 			if p.lane || proveAll {
 				p.prove(b)
 			}
+			p.hold(b)
 			p.send(b)
 			return
 		}
@@ -460,13 +465,30 @@ func (p *rowPipe) read(rows *Rows) {
 // lone reading goroutine proves one only when the writing side is
 // behind, where the time would go to waiting.
 func (p *rowPipe) hand(b *rowBatch) *rowBatch {
+	p.hold(b)
 	if p.lane || proveAll || !p.trySend(b) {
 		p.prove(b)
 		if !p.send(b) {
 			return nil
 		}
 	}
+	if !p.flight.Wait(p.quit) {
+		return nil
+	}
 	return p.batch()
+}
+
+// exportFlight bounds the bytes of the row batches an export has read
+// ahead (see [jsonl.Flight]): many times what batches of usual events
+// hold (pipeBatchBytes each), so that only events of a MiB or more meet
+// it; without it each of the batches in flight (seven with two lanes)
+// could hold such an event.
+var exportFlight = 4 << 20 // a variable so that tests can make every batch meet it
+
+// hold counts b's bytes as handed on, until the writing side recycles it.
+func (p *rowPipe) hold(b *rowBatch) {
+	b.held = cap(b.data) + cap(b.ids)
+	p.flight.Hold(b.held)
 }
 
 // batch is an empty batch: a written one again, or a new one.
@@ -525,6 +547,8 @@ func (p *rowPipe) send(b *rowBatch) bool {
 // recycle gives a written batch back for reuse. One that grew past twice
 // the batch size (it held a large event) gives its memory back instead.
 func (p *rowPipe) recycle(b *rowBatch) {
+	p.flight.Release(b.held)
+	b.held = 0
 	if cap(b.data) > 2*pipeBatchBytes {
 		b.data = nil
 	}

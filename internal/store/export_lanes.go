@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"runtime"
+
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 )
 
 // An export of a session read from the b-trees runs in two lanes when
@@ -70,8 +72,9 @@ type lanes struct {
 // read unless the lanes hand the rest to the driver.
 func startLanes(rows *Rows) *lanes {
 	l := &lanes{}
+	flight := jsonl.NewFlight(exportFlight)
 	for lane := range l.pipes {
-		l.pipes[lane] = startRowPipe(rows.db.laneRows(rows.ctx, rows.sessionID, lane), true)
+		l.pipes[lane] = startRowPipe(rows.db.laneRows(rows.ctx, rows.sessionID, lane), true, flight)
 	}
 	return l
 }
@@ -132,6 +135,6 @@ func (r *ExportReader) handOver() error {
 	if err := rows.toDriver(); err != nil {
 		return err
 	}
-	r.pipe = startRowPipe(rows, false)
+	r.pipe = startRowPipe(rows, false, jsonl.NewFlight(exportFlight))
 	return nil
 }

@@ -23,6 +23,13 @@ func setLanes(mode, runLeaves int) (restore func()) {
 	return func() { exportLanes, laneRunLeaves = oldMode, oldLeaves }
 }
 
+// setFlight sets the export's flight budget; restore sets it back.
+func setFlight(budget int) (restore func()) {
+	old := exportFlight
+	exportFlight = budget
+	return func() { exportFlight = old }
+}
+
 // multiLeafStore is a copy of the committed "multi" store whose session
 // session-1 has 3,000 more events, over many index and table leaves:
 // short and long rows (some with overflow pages), rows that are not
@@ -140,6 +147,18 @@ func TestLanesMatchOneLane(t *testing.T) {
 				got, runs := exportWith(t, path, w.SessionID, lanesOn, leaves)
 				if got != want {
 					t.Errorf("%s %s, runs of %d leaves: two lanes give\n%.300s\none gives\n%.300s", path, w.SessionID, leaves, tail(got), tail(want))
+				}
+				if leaves == 1 {
+					// Every batch meets the flight's budget: each lane
+					// waits until the writer has taken what it handed on.
+					for _, mode := range []int{lanesOn, lanesOff} {
+						restore := setFlight(1)
+						got, _ := exportWith(t, path, w.SessionID, mode, leaves)
+						restore()
+						if got != want {
+							t.Errorf("%s %s, lanes %d, a flight of 1 byte: the export differs:\n%.300s", path, w.SessionID, mode, tail(got))
+						}
+					}
 				}
 				if w.SessionID == longID && leaves == 1 && runs >= 10 {
 					split = true
