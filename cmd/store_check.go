@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/openclaw-doctor/openclaw-doctor/internal/check"
+	"github.com/openclaw-doctor/openclaw-doctor/internal/jsonl"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/report"
 	"github.com/openclaw-doctor/openclaw-doctor/internal/store"
 )
@@ -129,6 +130,15 @@ func (rd *rowFaultReader) Read(p []byte) (int, error) {
 		return n, io.EOF
 	}
 	return n, err
+}
+
+// LineRest is the export's (see jsonl.LineSizer): a long line is then
+// read into one buffer of its size.
+func (rd *rowFaultReader) LineRest() (int, bool) {
+	if s, ok := rd.r.(jsonl.LineSizer); ok {
+		return s.LineRest()
+	}
+	return 0, false
 }
 
 // rowCheck is the store check of each row fault.

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -170,6 +171,66 @@ func TestLongLineBufferSize(t *testing.T) {
 			l, err2 := r.Next()
 			if err != nil || err2 != nil || len(l.Bytes) != n || cap(r.spill) > n+2 {
 				t.Errorf("Reader, line of %d bytes ending %q: %d bytes in a buffer of %d (%v, %v)", n, final, len(l.Bytes), cap(r.spill), err, err2)
+			}
+		}
+	}
+}
+
+// lineSizer is an input that cannot be read at offsets but knows how much
+// of the current line is left (as a store's export does); it returns at
+// most 4 KiB a Read, like a pipe.
+type lineSizer struct{ rest string }
+
+func (r *lineSizer) Read(p []byte) (int, error) {
+	if r.rest == "" {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 4096)], r.rest)
+	r.rest = r.rest[n:]
+	return n, nil
+}
+
+func (r *lineSizer) LineRest() (int, bool) {
+	if i := strings.IndexByte(r.rest, '\n'); i >= 0 {
+		return i + 1, true
+	}
+	return len(r.rest), true
+}
+
+// TestLongLineBufferSizeLineSizer: an input that tells the rest of its
+// line (directly or through WithContext) gets a buffer of the line's size
+// for a long line, as an input read at offsets does, and the same batches.
+func TestLongLineBufferSizeLineSizer(t *testing.T) {
+	for _, n := range []int{batchSize + 1, 3*batchSize + 17, 5 * batchSize} {
+		for _, final := range []string{"\n{}\n", "\n", ""} {
+			data := "{}\n" + strings.Repeat("x", n) + final
+			for _, wrap := range []bool{false, true} {
+				var in io.Reader = &lineSizer{rest: data}
+				if wrap {
+					in = WithContext(context.Background(), in)
+				}
+				biggest, lines := 0, 0
+				err := RunBatches(in, Pipeline[int]{
+					Workers: 1,
+					NewWorker: func() func(*Batch[int]) {
+						return func(b *Batch[int]) {
+							biggest = max(biggest, cap(b.data))
+							for range b.Lines {
+								lines++
+							}
+						}
+					},
+					Consume: func(*Batch[int]) error { return nil },
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := strings.Count(data, "\n") + map[bool]int{true: 1}[!strings.HasSuffix(data, "\n")]; lines != want {
+					t.Errorf("line of %d bytes ending %q (wrapped %v): %d lines, want %d", n, final, wrap, lines, want)
+				}
+				if biggest > max(n+2, 2*batchSize) {
+					t.Errorf("line of %d bytes ending %q (wrapped %v): buffer of %d bytes", n, final, wrap, biggest)
+				}
 			}
 		}
 	}

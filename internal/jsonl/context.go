@@ -69,6 +69,14 @@ func (c *ContextReader) count(n int) {
 	}
 }
 
+// LineRest is the wrapped reader's, when it is a [LineSizer].
+func (c *ContextReader) LineRest() (int, bool) {
+	if s, ok := c.src.(LineSizer); ok {
+		return s.LineRest()
+	}
+	return 0, false
+}
+
 // ReadAt reads from the underlying reader unless ctx is done (or the
 // reader is not an io.ReaderAt).
 func (c *ContextReader) ReadAt(p []byte, off int64) (int, error) {

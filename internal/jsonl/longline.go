@@ -36,10 +36,24 @@ type positioned interface {
 	io.Seeker
 }
 
+// LineSizer is a reader that knows how many more of its bytes make up the
+// line it is in the middle of, its "\n" included (ok false when it does
+// not know): a stream that produces whole lines, such as a store's
+// export. The pipeline then gives a long line a buffer of its size at
+// once, as it does for a file, instead of doubling one.
+type LineSizer interface {
+	LineRest() (n int, ok bool)
+}
+
 // lineRest is how many more bytes of r make up the current line, its "\n"
-// included, when r can be read ahead (ok false otherwise). It reads at
-// most limit+2 bytes ahead: a longer rest is reported as limit+2.
+// included, when r can be read ahead or knows it (ok false otherwise). It
+// reads at most limit+2 bytes ahead: a longer rest is reported as limit+2.
 func lineRest(r io.Reader, limit int) (n int, ok bool) {
+	if s, isSizer := r.(LineSizer); isSizer {
+		if n, ok := s.LineRest(); ok {
+			return min(n, limit+2), true
+		}
+	}
 	p, isPositioned := r.(positioned)
 	if !isPositioned {
 		return 0, false

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -246,6 +247,16 @@ func (r *ExportReader) Read(p []byte) (int, error) {
 	n := copy(p, r.out[r.off:])
 	r.off += n
 	return n, nil
+}
+
+// LineRest is how many bytes of the line a Read stopped in are still to
+// be read, its "\n" included (see [jsonl.LineSizer]): an export makes a
+// line whole before it hands any of it on.
+func (r *ExportReader) LineRest() (int, bool) {
+	if i := bytes.IndexByte(r.out[r.off:], '\n'); i >= 0 {
+		return i + 1, true
+	}
+	return 0, false
 }
 
 // WriteTo writes the rest of the export to w, a run of lines per Write.

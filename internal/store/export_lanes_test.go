@@ -273,3 +273,53 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestExportLineRest: read a few bytes at a time, an export tells after
+// each read how much of the line it stopped in is left, on every session
+// of the committed stores and of one with rows of overflow pages.
+func TestExportLineRest(t *testing.T) {
+	long, _ := multiLeafStore(t)
+	for _, path := range append(committedDatabases(t), long) {
+		db := open(t, path)
+		ws, err := db.Windows(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range ws {
+			r, err := db.Reader(context.Background(), w.SessionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []byte
+			buf := make([]byte, 777)
+			for {
+				n, err := r.Read(buf)
+				got = append(got, buf[:n]...)
+				if err != nil {
+					break
+				}
+				rest, ok := r.LineRest()
+				if !strings.HasSuffix(string(got), "\n") {
+					// The rest is read next: check it against the text read then.
+					peek := make([]byte, rest)
+					k, _ := io.ReadFull(r, peek)
+					got = append(got, peek[:k]...)
+					if !ok || k != rest || !bytes.HasSuffix(peek[:k], []byte("\n")) || bytes.IndexByte(peek[:k], '\n') != k-1 {
+						t.Fatalf("%s %s: after %d bytes LineRest gave %d, %v; the next %d bytes read: %.80q", path, w.SessionID, len(got)-k, rest, ok, k, peek[:k])
+					}
+				}
+			}
+			lines := r.Lines()
+			r.Close()
+			want, _ := exportWith(t, path, w.SessionID, lanesOff, 1)
+			if got := fmt.Sprintf("%s%d lines, error <nil>\n", got, lines); got != want {
+				i := 0
+				for i < len(got) && i < len(want) && got[i] == want[i] {
+					i++
+				}
+				t.Errorf("%s %s: the export read with LineRest differs at byte %d of %d (want %d): %.100q, want %.100q", path, w.SessionID, i, len(got), len(want), got[max(0, i-20):], want[max(0, i-20):])
+			}
+		}
+		db.Close()
+	}
+}
