@@ -168,3 +168,40 @@ func setRow(t *testing.T, path, session string, line int, text []byte, compress 
 			string(text), len(text), session, seq)(w)
 	})
 }
+
+// FuzzCheckStoreRow stores any text as one row of agent:work:main, plain
+// or compressed, and holds check --session to check on what export writes
+// for the session: the same transcript findings, and a row fault exactly
+// when export stops at that row (the file then holds the lines before
+// it). Seeds: the rows of rowHazards, and texts that are not JSON.
+func FuzzCheckStoreRow(f *testing.F) {
+	canonical := bytes.SplitAfter(exportOf(f, copyStore(f), "agent:work:main"), []byte("\n"))
+	for _, h := range rowHazards {
+		line := bytes.TrimSuffix(canonical[h.line-1], []byte("\n"))
+		f.Add(bytes.Replace(line, []byte(h.old), []byte(h.new), 1), !h.plainOnly, uint8(h.line-1))
+	}
+	for _, s := range []string{"", " ", `{"type":"message",`, "{}\n{}", `[]`, `"x"`, "\xef\xbb\xbf{}", `{"type":"message","id":"d95e2b14","parentId":"7a0c5d92","message":{"role":"user","content":[{"type":"text","text":""}]}}`} {
+		f.Add([]byte(s), false, uint8(6))
+	}
+	f.Fuzz(func(t *testing.T, text []byte, compress bool, at uint8) {
+		const key = "agent:work:main"
+		line := 1 + int(at)%16
+		compress = compress && len(text) > 0 && len(text) <= 4<<20 // what the table allows
+		state := copyStore(t)
+		setRow(t, agentDB(state, "work"), workSession, line, text, compress)
+		code, export := runOut(t, "export", "--session", key, state)
+		if code != exitOK && code != exitFindings {
+			t.Fatalf("export: exit %d", code)
+		}
+		store, _ := sameAsFile(t, state, key, append([]byte{}, export...)) // not nil when empty
+		faults := 0
+		for _, id := range store {
+			if id != "store/identity-mismatch" && id != "store/active-event-missing" {
+				faults++
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[code == exitFindings]; faults != want {
+			t.Errorf("export exit %d, store findings %v; want %d row fault", code, store, want)
+		}
+	})
+}
