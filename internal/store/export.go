@@ -31,6 +31,9 @@ type ExportReader struct {
 	pipe *rowPipe
 	cur  *rowBatch // the batch being written
 	at   int       // its next event
+	// stored: the rows are handed on to a line pass as stored where
+	// storedAsIs ([DB.CheckedLines]); nil for an export.
+	stored *StoredLines
 }
 
 // Reader starts the export of sessionID (a session id, not a key). Close it
@@ -47,7 +50,7 @@ func (s *DB) Reader(ctx context.Context, sessionID string) (*ExportReader, error
 // of its own.
 func newExportReader(ctx context.Context, rows *Rows) *ExportReader {
 	r := &ExportReader{ctx: ctx, rows: rows}
-	r.pipe = startRowPipe(rows)
+	r.pipe = startRowPipe(rows, false)
 	return r
 }
 
@@ -74,6 +77,9 @@ func (r *ExportReader) next() bool {
 	if err := r.ctx.Err(); err != nil {
 		r.err = err
 		return false
+	}
+	if r.stored != nil {
+		return r.nextStored()
 	}
 	if r.pipe != nil {
 		return r.nextRun()
@@ -117,6 +123,10 @@ func (r *ExportReader) proven(ev Event, row identity, id, parent topField) bool 
 	if id.escaped || parent.escaped {
 		return false
 	}
+	if r.stored != nil { // the line pass compares it
+		r.stored.queue(ev, row)
+		return true
+	}
 	if r.rows.index != nil { // the stored event
 		r.rows.index.checkIdentity(ev, row, id, parent)
 	}
@@ -126,6 +136,10 @@ func (r *ExportReader) proven(ev Event, row identity, id, parent topField) bool 
 // batchCanonical is canonical for event i of a batch, which the reading
 // goroutine may have proven already (see [rowPipe.prove]).
 func (r *ExportReader) batchCanonical(b *rowBatch, i int) bool {
+	if b.evs[i].asIs {
+		r.stored.queueAsIs(b, i)
+		return true
+	}
 	ev, row := b.event(i)
 	e := &b.evs[i]
 	switch e.proof {
@@ -145,7 +159,9 @@ func (r *ExportReader) rewrite(ev Event, row identity) bool {
 		r.err = r.rows.faultAt(ev, FaultJSON, err)
 		return false
 	}
-	if r.rows.index != nil { // the stored event, before any view's edits
+	if r.stored != nil { // the line pass compares it
+		r.stored.queue(ev, row)
+	} else if r.rows.index != nil { // the stored event, before any view's edits
 		r.rows.index.checkIdentity(ev, row, valueField(&v, "id"), valueField(&v, "parentId"))
 	}
 	if r.edit != nil {
@@ -257,6 +273,9 @@ type rowPipe struct {
 	done chan struct{}  // closed when the reading goroutine has returned
 	// canon proves texts on the reading goroutine (see prove).
 	canon canonScanner
+	// stored: the rows storedAsIs are handed on unproven
+	// ([DB.CheckedLines]).
+	stored bool
 }
 
 // rowBatch is a run of events: their texts one after another in data,
@@ -283,6 +302,9 @@ type batchEvent struct {
 	// then fields are the event's top-level id and parentId.
 	proof  proof
 	fields [2]fieldSpan
+	// asIs: handed on as stored, unproven (a [DB.CheckedLines] export's
+	// row that is storedAsIs).
+	asIs bool
 }
 
 // proof is what the reading goroutine found of an event's text.
@@ -350,9 +372,9 @@ const (
 	pipeBatches     = 2
 )
 
-func startRowPipe(rows *Rows) *rowPipe {
+func startRowPipe(rows *Rows, stored bool) *rowPipe {
 	p := &rowPipe{full: make(chan *rowBatch, pipeBatches), free: make(chan *rowBatch, pipeBatches+2),
-		quit: make(chan struct{}), done: make(chan struct{})}
+		quit: make(chan struct{}), done: make(chan struct{}), stored: stored}
 	go p.read(rows)
 	return p
 }
@@ -377,7 +399,8 @@ func (p *rowPipe) read(rows *Rows) {
 		ev := rows.Event()
 		start := len(b.data)
 		b.data = append(b.data, ev.Text...)
-		e := batchEvent{seq: ev.Seq, line: ev.Line, start: int32(start), end: int32(len(b.data)), compressed: ev.Compressed}
+		e := batchEvent{seq: ev.Seq, line: ev.Line, start: int32(start), end: int32(len(b.data)), compressed: ev.Compressed,
+			asIs: p.stored && storedAsIs(ev.Text)}
 		b.data = append(b.data, '\n')
 		if j := rows.index; j != nil && j.cur.found {
 			e.found, e.id, e.parent = true, b.add(j.cur.eventID), b.add(j.cur.parent)
@@ -431,6 +454,9 @@ func (p *rowPipe) prove(b *rowBatch) {
 	for i := range b.evs {
 		e := &b.evs[i]
 		text := b.data[e.start:e.end:e.end]
+		if e.asIs {
+			continue // handed on as stored: the line pass judges it
+		}
 		if !p.canon.canonicalText(text) {
 			e.proof = proofNot
 			continue
