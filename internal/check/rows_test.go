@@ -119,8 +119,9 @@ func TestStoredRowsSameAsExport(t *testing.T) {
 		{`"role":"assistant"`, `"r\u006fle":"assist\u0061nt"`},
 	}
 	var rows [][]byte
-	for len(rows) < 60000 {
+	for size := 0; size < 2<<20; { // four batches of ScanBatchSize
 		for i, row := range base {
+			size += len(row) + 1
 			f := forms[(len(rows)+i)%len(forms)]
 			if i%3 == 0 && bytes.Contains(row, []byte(f.old)) {
 				row = bytes.Replace(row, []byte(f.old), []byte(f.new), 1)
