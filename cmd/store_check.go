@@ -60,7 +60,10 @@ func (r *checkRun) checkStore(ctx context.Context, s *storeInput) check.Result {
 	if r.opts.StoreEnabled(check.StoreActiveEventMissing) {
 		kinds = append(kinds, store.ActiveEventMissing)
 	}
-	er, err := db.CheckedReader(ctx, s.Window.SessionID, kinds...)
+	// The line pass reads the rows as they are stored and judges their
+	// export's lines only where those could be judged otherwise (see
+	// store.StoredLines).
+	er, stored, err := db.CheckedLines(ctx, s.Window.SessionID, kinds...)
 	if err != nil {
 		res := check.Unopened(path, err, r.sel)
 		placeFindings(res.Findings, loc, nil)
@@ -71,8 +74,13 @@ func (r *checkRun) checkStore(ctx context.Context, s *storeInput) check.Result {
 	if s.Window.Events > 0 {
 		size = s.Window.Bytes + 1
 	}
-	res := check.Run(ctx, rd, path, size, r.sel, r.opts)
+	opts := r.opts
+	opts.Rows = stored
+	res := check.Run(ctx, rd, path, size, r.sel, opts)
 	er.Close()
+	if f := stored.Fault(); f != nil { // before any row the reading stopped at
+		rd.fault = f
+	}
 	var lines []int
 	for _, f := range res.Findings {
 		if f.Line > 0 {

@@ -34,7 +34,7 @@ type fileFinding struct {
 }
 
 // runOut runs the command and returns its exit status and standard output.
-func runOut(t *testing.T, args ...string) (int, []byte) {
+func runOut(t testing.TB, args ...string) (int, []byte) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), args, streams{In: strings.NewReader(""), Out: &out, Err: &errOut}, func(string) string { return "" })
@@ -63,7 +63,7 @@ func transcriptFindings(t *testing.T, out []byte) (transcript []fileFinding, sto
 }
 
 // exportOf is the export of session key of state.
-func exportOf(t *testing.T, state, key string) []byte {
+func exportOf(t testing.TB, state, key string) []byte {
 	t.Helper()
 	code, export := runOut(t, "export", "--session", key, state)
 	if code != exitOK {

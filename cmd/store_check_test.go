@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,10 +31,10 @@ const (
 
 // copyStore copies the multi store's state folder into a temp folder, with
 // old modification times, and returns the copy.
-func copyStore(t *testing.T) string { return copyStoreNamed(t, "multi") }
+func copyStore(t testing.TB) string { return copyStoreNamed(t, "multi") }
 
 // copyStoreNamed is copyStore of testdata/stores/<name>.
-func copyStoreNamed(t *testing.T, name string) string {
+func copyStoreNamed(t testing.TB, name string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "state")
 	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "testdata", "stores", name, "state"))); err != nil {
@@ -59,7 +60,10 @@ func agentDB(state, agent string) string {
 // alter runs statements on a copy through a read-write connection.
 func alter(t *testing.T, path string, stmts ...func(*sql.DB) error) {
 	t.Helper()
-	w, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	// The path as a URI path: a temp folder's name may hold '#' or '?'
+	// (a fuzz seed's does).
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: "_pragma=busy_timeout(10000)"}
+	w, err := sql.Open("sqlite", u.String())
 	if err != nil {
 		t.Fatal(err)
 	}

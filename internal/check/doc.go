@@ -26,6 +26,10 @@
 //     wait in an unlinked temp file in sorted runs, merged back in the same
 //     order by [Result.All].
 //   - Inline and parallel runs report the same findings in the same order.
+//   - A store session's rows read as stored ([Options.Rows]) give the
+//     findings of its export: a line whose export could be judged
+//     otherwise is judged again as that line, and a row JSON.parse rejects
+//     ends the input there, as it ends the export.
 //
 // What only a provider-specific replay reveals (tool id formats, role
 // order, Gemini thought signatures) is reported only when a target is given

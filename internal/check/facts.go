@@ -71,13 +71,21 @@ type lineFacts struct {
 	facts  []facts
 	calls  []callFact
 	images []imageFact
+	// With [Options.Rows]: per line, what the ordered pass hands the
+	// store, and the export lines judged in place of stored texts
+	// (exports[:used]; the buffers are kept from batch to batch).
+	rows    []rowFacts
+	exports [][]byte
+	used    int
 }
 
 // reset empties the slices, keeping their capacity, and drops the
 // references the previous batch left in them.
 func (o *lineFacts) reset() {
 	clear(o.rep)
-	o.rep, o.facts, o.calls, o.images = o.rep[:0], o.facts[:0], o.calls[:0], o.images[:0]
+	clear(o.rows)
+	o.rep, o.facts, o.calls, o.images, o.rows = o.rep[:0], o.facts[:0], o.calls[:0], o.images[:0], o.rows[:0]
+	o.used = 0
 }
 
 // extractor computes both kinds of facts for the lines of a batch. One per
@@ -86,6 +94,7 @@ type extractor struct {
 	judge  repair.LineJudge
 	maxDim int
 	sizes  bool // check image sizes (OversizedImage enabled)
+	rows   Rows // Options.Rows
 }
 
 // batch judges every line of b.
@@ -93,6 +102,10 @@ func (x *extractor) batch(b *jsonl.Batch[lineFacts]) {
 	o := &b.Out
 	o.reset()
 	for l := range b.Lines {
+		if x.rows != nil {
+			x.storedLine(l, o)
+			continue
+		}
 		o.rep = append(o.rep, x.judge.Judge(l))
 		o.facts = append(o.facts, facts{})
 		x.extract(l, x.judge.Envelope(), &o.facts[len(o.facts)-1], o)

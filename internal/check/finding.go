@@ -45,6 +45,10 @@ type Options struct {
 	// rest in [Result.Omitted], so that memory does not grow with a file
 	// full of one fault. 0 keeps every finding.
 	Limit int
+	// Rows, when set, says the input is a store session's rows as they
+	// are stored, one a line, and how to judge them as their export (see
+	// [Rows]): the findings are those of the session's export.
+	Rows Rows
 	// The line pass above does not depend on a provider; provider-specific
 	// findings come from a replay for a target (see provider.go).
 }

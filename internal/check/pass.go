@@ -64,6 +64,11 @@ type pass struct {
 	spill        *spill
 	spilled      int
 	fixableStart int
+
+	// rows is Options.Rows; ended reports that a row JSON.parse rejects
+	// ended the input (the lines after it are not judged).
+	rows  Rows
+	ended bool
 }
 
 // bigImage is an image over 2000 px a side, kept until the end of the file
@@ -80,7 +85,7 @@ const maxBigImages = 4096
 
 func newPass(path string, size int64, sel Selection, opts Options) *pass {
 	p := &pass{path: path, size: size, sel: sel, maxDim: maxDimension(opts), cls: repair.NewClassifier(), tree: session.NewTree(1024),
-		limit: opts.Limit, kept: map[ID]int{}, spillAbove: opts.SpillAbove}
+		limit: opts.Limit, kept: map[ID]int{}, spillAbove: opts.SpillAbove, rows: opts.Rows}
 	p.tree.OwnStrings()
 	p.pairs.init()
 	return p
@@ -88,6 +93,9 @@ func newPass(path string, size int64, sel Selection, opts Options) *pass {
 
 // batch processes the lines of a batch, in order.
 func (p *pass) batch(o *lineFacts) {
+	if p.ended {
+		return
+	}
 	// The lines' id lookups miss the caches (the index outgrows them, and
 	// the workers' scans sweep them): made first, all at once, they
 	// overlap.
@@ -108,6 +116,9 @@ func (p *pass) batch(o *lineFacts) {
 		}
 	}
 	for i := range o.facts {
+		if p.rows != nil && !p.storedRow(o, i) {
+			break
+		}
 		p.line(&o.rep[i], &o.facts[i], o)
 	}
 	p.sizeTree()

@@ -106,7 +106,7 @@ func Run(ctx context.Context, r io.Reader, path string, size int64, sel Selectio
 		Context:   ctx,
 		MapFiles:  true, // the pass copies what it keeps of a line
 		NewWorker: func() func(*jsonl.Batch[lineFacts]) {
-			x := &extractor{maxDim: maxDim, sizes: sel.Enabled(OversizedImage)}
+			x := &extractor{maxDim: maxDim, sizes: sel.Enabled(OversizedImage), rows: opts.Rows}
 			return x.batch
 		},
 		Consume: func(b *jsonl.Batch[lineFacts]) error {

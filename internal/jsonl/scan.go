@@ -26,6 +26,9 @@ type Scanner struct {
 	stack    []byte
 	overflow bool // a number outside float64's range
 	badUTF8  bool // a string holds invalid UTF-8
+	// numberForms: a number JSON.stringify may write otherwise (see
+	// NumberForms).
+	numberForms bool
 }
 
 // ErrScan is the Scanner's only error: JSON.parse rejects the line. Ask
@@ -55,6 +58,13 @@ func (s *Scanner) Overflow() bool { return s.overflow }
 // strings can hold bytes that are not ASCII, so the line is valid UTF-8
 // otherwise).
 func (s *Scanner) BadUTF8() bool { return s.badUTF8 }
+
+// NumberForms reports a number in what was scanned that JSON.stringify
+// may write in another form: one with a fraction or an exponent, of more
+// than 15 characters, or -0. Any other number (an integer of at most 15
+// digits, -0 aside) is exactly its double, which JSON.stringify writes
+// as it stands.
+func (s *Scanner) NumberForms() bool { return s.numberForms }
 
 // Peek is the byte at the cursor, 0 at the end of the line.
 func (s *Scanner) Peek() byte {
@@ -414,7 +424,10 @@ func (s *Scanner) lit(l string) error {
 	return ErrScan
 }
 
-// number scans a JSON number and notes one that overflows float64.
+// number scans a JSON number and notes one that overflows float64, and
+// one JSON.stringify may write in another form (NumberForms): those
+// tests sit on the paths of the rare forms, and the common integer costs
+// one length test.
 func (s *Scanner) number() error {
 	d := s.d
 	start, i := s.i, s.i
@@ -426,21 +439,24 @@ func (s *Scanner) number() error {
 		return ErrScan
 	case d[i] == '0':
 		i++
+		if i-start == 2 { // -0
+			s.numberForms = true
+		}
 	case d[i] >= '1' && d[i] <= '9':
 		i = digitsEnd(d, i+1)
 	default:
 		return ErrScan
 	}
 	if i < len(d) && d[i] == '.' {
+		s.numberForms = true
 		i++
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
 			return ErrScan
 		}
 		i = digitsEnd(d, i)
 	}
-	exp := false
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		exp = true
+		s.numberForms = true
 		i++
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
@@ -450,14 +466,26 @@ func (s *Scanner) number() error {
 		}
 		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
 		}
+		s.i = i
+		s.noteOverflow(start)
+		return nil
 	}
 	s.i = i
-	// Only an exponent or more than 308 digits can leave float64's range.
-	if (exp || i-start > 308) && !s.overflow {
-		f, _ := strconv.ParseFloat(string(d[start:i]), 64)
-		s.overflow = math.IsInf(f, 0)
+	if i-start > 15 {
+		s.numberForms = true
+		if i-start > 308 { // only an exponent or more than 308 digits can leave float64's range
+			s.noteOverflow(start)
+		}
 	}
 	return nil
+}
+
+// noteOverflow notes a number, d[start:s.i], outside float64's range.
+func (s *Scanner) noteOverflow(start int) {
+	if !s.overflow {
+		f, _ := strconv.ParseFloat(string(s.d[start:s.i]), 64)
+		s.overflow = math.IsInf(f, 0)
+	}
 }
 
 // digitsEnd is the end of the run of ASCII digits at d[i:], eight bytes

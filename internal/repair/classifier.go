@@ -105,6 +105,17 @@ func (j *LineJudge) Envelope() *Envelope {
 	return &j.sc.env
 }
 
+// Normalised reports whether JSON.stringify may write the last judged
+// line (valid JSON) with values other than the line's: a number it writes
+// in another form or as null (jsonl.Scanner's Overflow and NumberForms),
+// or invalid UTF-8, which becomes U+FFFD. Everything else it changes
+// (white space, escapes, repeated keys, key order) the scan reads as
+// JSON.parse does.
+func (j *LineJudge) Normalised() bool {
+	s := &j.sc.s
+	return s.Overflow() || s.BadUTF8() || s.NumberForms()
+}
+
 func (j *LineJudge) judge(l jsonl.Line, f *LineFacts) {
 	*f = LineFacts{v: Verdict{Line: l.Num}, offset: l.Offset, size: l.Size()}
 	j.scanned = false

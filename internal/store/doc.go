@@ -58,6 +58,16 @@
 //     event ([ExportReader.IndexFaults]; [DB.IndexFaults] finds the latter
 //     alone). [DB.NodeFaults] finds session_nodes rows naming a session
 //     with no session_windows row.
+//   - Rows read once. [DB.CheckedLines] is CheckedReader for a line pass
+//     that judges the rows itself (check --session): a row of one line and
+//     at most a sixth of the long-line size is handed on as stored,
+//     unproven, its seq and identity row queued beside it
+//     ([StoredLines]); the pass judges its export's line
+//     ([StoredLines.Export]) where that could be judged otherwise,
+//     compares each event's id and parentId from its own scan
+//     ([StoredLines.Entry]) and names the row JSON.parse rejects
+//     ([StoredLines.Reject]). The lines judged, the row faults and the
+//     index faults are CheckedReader's.
 //
 // It does not:
 //

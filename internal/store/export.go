@@ -40,6 +40,9 @@ type ExportReader struct {
 	lanes *lanes
 	cur   *rowBatch // the batch being written
 	at    int       // its next event
+	// stored: the rows are handed on to a line pass as stored where
+	// storedAsIs ([DB.CheckedLines]); nil for an export.
+	stored *StoredLines
 }
 
 // Reader starts the export of sessionID (a session id, not a key). Close it
@@ -59,7 +62,7 @@ func newExportReader(ctx context.Context, rows *Rows) *ExportReader {
 	if useLanes(rows) {
 		r.lanes = startLanes(rows)
 	} else {
-		r.pipe = startRowPipe(rows, false, jsonl.NewFlight(exportFlight))
+		r.pipe = startRowPipe(rows, false, false, jsonl.NewFlight(exportFlight))
 	}
 	return r
 }
@@ -87,6 +90,9 @@ func (r *ExportReader) next() bool {
 	if err := r.ctx.Err(); err != nil {
 		r.err = err
 		return false
+	}
+	if r.stored != nil {
+		return r.nextStored()
 	}
 	if r.pipe != nil || r.lanes != nil {
 		return r.nextRun()
@@ -130,6 +136,10 @@ func (r *ExportReader) proven(ev Event, row identity, id, parent topField) bool 
 	if id.escaped || parent.escaped {
 		return false
 	}
+	if r.stored != nil { // the line pass compares it
+		r.stored.queue(ev, row)
+		return true
+	}
 	if r.rows.index != nil { // the stored event
 		r.rows.index.checkIdentity(ev, row, id, parent)
 	}
@@ -139,6 +149,10 @@ func (r *ExportReader) proven(ev Event, row identity, id, parent topField) bool 
 // batchCanonical is canonical for event i of a batch, which the reading
 // goroutine may have proven already (see [rowPipe.prove]).
 func (r *ExportReader) batchCanonical(b *rowBatch, i int) bool {
+	if b.evs[i].asIs {
+		r.stored.queueAsIs(b, i)
+		return true
+	}
 	ev, row := b.event(i)
 	e := &b.evs[i]
 	switch e.proof {
@@ -158,7 +172,9 @@ func (r *ExportReader) rewrite(ev Event, row identity) bool {
 		r.err = r.rows.faultAt(ev, FaultJSON, err)
 		return false
 	}
-	if r.rows.index != nil { // the stored event, before any view's edits
+	if r.stored != nil { // the line pass compares it
+		r.stored.queue(ev, row)
+	} else if r.rows.index != nil { // the stored event, before any view's edits
 		r.rows.index.checkIdentity(ev, row, valueField(&v, "id"), valueField(&v, "parentId"))
 	}
 	if r.edit != nil {
@@ -312,6 +328,9 @@ type rowPipe struct {
 	// lane: the pipe is a lane of an export (see [startLanes]): it proves
 	// every batch, and ends a batch at the end of each of its runs.
 	lane bool
+	// stored: the rows storedAsIs are handed on unproven
+	// ([DB.CheckedLines]).
+	stored bool
 	// flight bounds the bytes of the batches handed on and not yet
 	// written, of this pipe and the other lane's (see [exportFlight]).
 	flight *jsonl.FlightShare
@@ -345,6 +364,9 @@ type batchEvent struct {
 	// then fields are the event's top-level id and parentId.
 	proof  proof
 	fields [2]fieldSpan
+	// asIs: handed on as stored, unproven (a [DB.CheckedLines] export's
+	// row that is storedAsIs).
+	asIs bool
 }
 
 // proof is what the reading goroutine found of an event's text.
@@ -414,10 +436,11 @@ const (
 )
 
 // startRowPipe starts reading rows on a goroutine of its own; a lane's
-// rows (lane true) are closed there when it returns.
-func startRowPipe(rows *Rows, lane bool, flight *jsonl.Flight) *rowPipe {
+// rows (lane true) are closed there when it returns. With stored, the
+// rows storedAsIs are handed on unproven ([DB.CheckedLines]).
+func startRowPipe(rows *Rows, lane, stored bool, flight *jsonl.Flight) *rowPipe {
 	p := &rowPipe{full: make(chan *rowBatch, pipeBatches), free: make(chan *rowBatch, pipeBatches+2),
-		quit: make(chan struct{}), done: make(chan struct{}), lane: lane, flight: flight.Share()}
+		quit: make(chan struct{}), done: make(chan struct{}), lane: lane, stored: stored, flight: flight.Share()}
 	go func() {
 		defer close(p.done)
 		if lane {
@@ -457,7 +480,8 @@ func (p *rowPipe) read(rows *Rows) {
 		ev := rows.Event()
 		start := len(b.data)
 		b.data = append(b.data, ev.Text...)
-		e := batchEvent{seq: ev.Seq, line: ev.Line, start: int32(start), end: int32(len(b.data)), compressed: ev.Compressed}
+		e := batchEvent{seq: ev.Seq, line: ev.Line, start: int32(start), end: int32(len(b.data)), compressed: ev.Compressed,
+			asIs: p.stored && storedAsIs(ev.Text)}
 		b.data = append(b.data, '\n')
 		if j := rows.index; j != nil && j.cur.found {
 			e.found, e.id, e.parent = true, b.add(j.cur.eventID), b.add(j.cur.parent)
@@ -536,6 +560,9 @@ func (p *rowPipe) prove(b *rowBatch) {
 	for i := range b.evs {
 		e := &b.evs[i]
 		text := b.data[e.start:e.end:e.end]
+		if e.asIs {
+			continue // handed on as stored: the line pass judges it
+		}
 		if !p.canon.canonicalText(text) {
 			e.proof = proofNot
 			continue

@@ -74,7 +74,7 @@ func startLanes(rows *Rows) *lanes {
 	l := &lanes{}
 	flight := jsonl.NewFlight(exportFlight)
 	for lane := range l.pipes {
-		l.pipes[lane] = startRowPipe(rows.db.laneRows(rows.ctx, rows.sessionID, lane), true, flight)
+		l.pipes[lane] = startRowPipe(rows.db.laneRows(rows.ctx, rows.sessionID, lane), true, false, flight)
 	}
 	return l
 }
@@ -135,6 +135,6 @@ func (r *ExportReader) handOver() error {
 	if err := rows.toDriver(); err != nil {
 		return err
 	}
-	r.pipe = startRowPipe(rows, false, jsonl.NewFlight(exportFlight))
+	r.pipe = startRowPipe(rows, false, false, jsonl.NewFlight(exportFlight))
 	return nil
 }
