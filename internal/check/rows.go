@@ -65,8 +65,7 @@ func (x *extractor) storedLine(l jsonl.Line, o *lineFacts) {
 	}
 	o.rows = append(o.rows, r)
 	if rejected != nil {
-		x.extract(l, nil, &o.facts[len(o.facts)-1], o)
-		return
+		e = nil // a rejected row has no entry
 	}
 	x.extract(l, e, &o.facts[len(o.facts)-1], o)
 }

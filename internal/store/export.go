@@ -407,10 +407,13 @@ type span struct {
 }
 
 // add appends a value to b.ids.
-func (b *rowBatch) add(v nullBytes) span {
-	start := len(b.ids)
-	b.ids = append(b.ids, v.b...)
-	return span{start: int32(start), end: int32(len(b.ids)), valid: v.valid}
+func (b *rowBatch) add(v nullBytes) span { return appendSpan(&b.ids, v) }
+
+// appendSpan appends v's text to *ids and returns where it lies.
+func appendSpan(ids *[]byte, v nullBytes) span {
+	start := len(*ids)
+	*ids = append(*ids, v.b...)
+	return span{start: int32(start), end: int32(len(*ids)), valid: v.valid}
 }
 
 // event is event i of the batch and its identity row.

@@ -110,16 +110,10 @@ func (l *StoredLines) queueAsIs(b *rowBatch, i int) {
 
 // addSpan appends the value sp of ids.
 func (q *rowQueue) addSpan(ids []byte, sp span) span {
-	start := len(q.ids)
-	q.ids = append(q.ids, ids[sp.start:sp.end]...)
-	return span{start: int32(start), end: int32(len(q.ids)), valid: sp.valid}
+	return q.add(nullBytes{b: ids[sp.start:sp.end], valid: sp.valid})
 }
 
-func (q *rowQueue) add(v nullBytes) span {
-	start := len(q.ids)
-	q.ids = append(q.ids, v.b...)
-	return span{start: int32(start), end: int32(len(q.ids)), valid: v.valid}
-}
+func (q *rowQueue) add(v nullBytes) span { return appendSpan(&q.ids, v) }
 
 // publish hands the pending rows to the pass.
 func (l *StoredLines) publish() {
