@@ -16,9 +16,9 @@
 //     ([repair.Envelope]); an ordered pass
 //     applies the classifier's file state, the navigation tree (duplicate
 //     ids, missing parents, the cut active branch) and the tool-call
-//     pairing. Lines are read once, in batches of 512 KiB ([jsonl.RunBatches]);
-//     a regular file through a read-only mapping, without copies (a file
-//     truncated meanwhile is an [Unreadable] finding, not a crash). Memory
+//     pairing. Lines are read once, in batches of 512 KiB ([jsonl.RunBatches]),
+//     with read() into reused buffers: the pass copies what it keeps of a
+//     line. Memory
 //     is bounded by a few batches, the longest line, and what the tree and
 //     the pairing keep per entry (about 40 bytes with 8-byte ids); never by
 //     the file. The findings are held until the end of the file (they are

@@ -104,7 +104,6 @@ func Run(ctx context.Context, r io.Reader, path string, size int64, sel Selectio
 		SizeHint:  size,
 		BatchSize: jsonl.ScanBatchSize,
 		Context:   ctx,
-		MapFiles:  true, // the pass copies what it keeps of a line
 		NewWorker: func() func(*jsonl.Batch[lineFacts]) {
 			x := &extractor{maxDim: maxDim, sizes: sel.Enabled(OversizedImage), rows: opts.Rows}
 			return x.batch

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"math/bits"
-	"sync"
 )
 
 // The batch pipeline spreads per-line work over the CPUs while the
@@ -58,8 +57,6 @@ type Batch[T any] struct {
 	num    int     // number of the line before the first one
 	offset int64   // input offset of data[0]
 	err    error   // a read error after data
-	mapped bool    // data is a view of the input's mapping, not a buffer
-	fault  error   // the work met a fault of the mapping (see mapped.go)
 	Out    T
 	done   chan struct{}
 }
@@ -113,18 +110,6 @@ type Pipeline[T any] struct {
 	// Consume sees every batch after its work, in input order, on the
 	// caller's goroutine. An error stops the pipeline and is returned.
 	Consume func(b *Batch[T]) error
-	// MapFiles reads a regular file (an *os.File, or a [ContextReader]
-	// over one, at its start) through a read-only mapping rather than
-	// read() calls, where the platform maps files: no copy into batch
-	// buffers. Only for a pipeline whose work and consumer keep nothing of
-	// a batch's lines past the batch (the mapping is gone once RunBatches
-	// returns). A file truncated meanwhile ends the pipeline with a
-	// *fs.PathError around [ErrFileShrank].
-	MapFiles bool
-	// Mapping, when set, is r's mapping ([MapFile] of r), used as MapFiles
-	// would use its own and left mapped when RunBatches returns: the
-	// caller's next pass reads the file from it again.
-	Mapping *Mapped
 }
 
 // RunBatches reads r in batches of whole lines, runs p's work on each and
@@ -141,15 +126,6 @@ func RunBatches[T any](r io.Reader, p Pipeline[T]) error {
 		rd.size = int(p.SizeHint) + 1 // room to see the end of the input in one read
 		rd.full = rd.size
 	}
-	switch {
-	case p.Mapping != nil:
-		rd.m, rd.mapping = p.Mapping.m, p.Mapping.m
-	case p.MapFiles:
-		if rd.m = mapInput(r); rd.m != nil {
-			defer rd.m.unmap()
-			rd.mapping = rd.m
-		}
-	}
 	if p.Workers <= 1 {
 		return runInline(rd, p)
 	}
@@ -157,14 +133,11 @@ func RunBatches[T any](r io.Reader, p Pipeline[T]) error {
 }
 
 // runInline reads, works and consumes one batch at a time.
-func runInline[T any](rd *batchReader[T], p Pipeline[T]) (err error) {
+func runInline[T any](rd *batchReader[T], p Pipeline[T]) error {
 	work := p.NewWorker()
 	b := &Batch[T]{}
 	defer func() { dropHuge(b) }()
-	if fault := guard(rd.mapping, func() { err = inline(rd, p, work, &b) }); fault != nil {
-		return fault
-	}
-	return err
+	return inline(rd, p, work, &b)
 }
 
 // inline is runInline's loop.
@@ -185,7 +158,6 @@ func inline[T any](rd *batchReader[T], p Pipeline[T], work func(*Batch[T]), bp *
 		if last {
 			return b.err
 		}
-		rd.consumed(b)
 	}
 }
 
@@ -196,34 +168,23 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 	work := make(chan *Batch[T], n)
 	order := make(chan *Batch[T], n)
 	free := make(chan *Batch[T], n+2)
-	m := rd.mapping
-	// A mapping is unmapped when RunBatches returns: an early return (an
-	// error, a cancelled context) first waits for the goroutines still
-	// reading it (the workers finish the batches handed to them).
-	var running sync.WaitGroup
-	if m != nil {
-		defer running.Wait()
-	}
 	for range p.Workers {
 		do := p.NewWorker()
-		running.Go(func() {
+		go func() {
 			for b := range work {
-				b.fault = guard(m, func() { do(b) })
+				do(b)
 				close(b.done)
 			}
-		})
+		}()
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	running.Go(func() {
+	go func() {
 		defer close(work)
 		defer close(order)
 		for {
 			b := takeBatch(free)
-			var last bool
-			if fault := guard(m, func() { last = rd.next(b) }); fault != nil {
-				b.data, b.ends, b.mapped, b.err, last = nil, b.ends[:0], false, fault, true
-			}
+			last := rd.next(b)
 			b.done = make(chan struct{})
 			select {
 			case order <- b:
@@ -235,23 +196,16 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 				return
 			}
 		}
-	})
-	var err error
-	if fault := guard(m, func() { err = consumeInOrder(rd, p, order, free) }); fault != nil {
-		return fault
-	}
-	return err
+	}()
+	return consumeInOrder(p, order, free)
 }
 
 // consumeInOrder is runParallel's consumer.
-func consumeInOrder[T any](rd *batchReader[T], p Pipeline[T], order <-chan *Batch[T], free chan *Batch[T]) error {
+func consumeInOrder[T any](p Pipeline[T], order <-chan *Batch[T], free chan *Batch[T]) error {
 	for b := range order {
 		<-b.done
 		if err := p.err(); err != nil {
 			return err
-		}
-		if b.fault != nil {
-			return b.fault
 		}
 		if err := p.Consume(b); err != nil {
 			return err
@@ -259,7 +213,6 @@ func consumeInOrder[T any](rd *batchReader[T], p Pipeline[T], order <-chan *Batc
 		if b.err != nil {
 			return b.err
 		}
-		rd.consumed(b)
 		recycle(b, free)
 	}
 	return nil
@@ -281,9 +234,6 @@ type batchReader[T any] struct {
 	carry  []byte // the incomplete line at the end of the last read
 	num    int
 	offset int64
-	// m is the input's mapping while batches are cut from it (nil: they
-	// are read), mapping the mapping until the pipeline ends.
-	m, mapping *mapping
 }
 
 // next fills b with the next run of whole lines (reusing its buffer when it
@@ -291,14 +241,6 @@ type batchReader[T any] struct {
 // input, whose last line may lack a newline, or a read error (b.err).
 func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 	b.err = nil
-	if rd.m != nil {
-		if last, ok := rd.fromMapping(b); ok {
-			return last
-		}
-	}
-	if b.mapped {
-		b.data, b.mapped = nil, false // a view of the mapping is no buffer to fill
-	}
 	if size := max(rd.size, 2*len(rd.carry)); cap(b.data) < size {
 		b.data = make([]byte, 0, size)
 	}
@@ -360,71 +302,6 @@ func (rd *batchReader[T]) take(b *Batch[T], cut int) {
 	rd.num += lines
 	rd.offset += int64(cut)
 	rd.resize(lines, cut)
-}
-
-// fromMapping cuts the next batch out of the mapping: the whole lines of
-// the next rd.size bytes, or the one line that starts there when it is
-// longer. ok is false once no newline is left in the mapping: the rest
-// (an unfinished last line, and whatever was appended to the file since
-// it was mapped) is then read, from the mapping's end on, the rest being
-// carried.
-func (rd *batchReader[T]) fromMapping(b *Batch[T]) (last, ok bool) {
-	rest := rd.m.data[rd.offset:]
-	limit := min(len(rest), maxLineBytes+2) // enough to tell a line is too long
-	cut := lastNewline(rest[:min(rd.size, limit)]) + 1
-	if cut == 0 && rd.size < limit {
-		cut = bytes.IndexByte(rest[rd.size:limit], '\n') + 1
-		if cut > 0 {
-			cut += rd.size
-		}
-	}
-	if cut == 0 && len(rest) <= maxLineBytes {
-		if err := rd.leaveMapping(rest); err != nil {
-			b.data, b.mapped, b.err = nil, false, err
-			b.ends, b.num, b.offset = b.ends[:0], rd.num, rd.offset
-			return true, true
-		}
-		return false, false
-	}
-	if err := rd.m.read(cut); err != nil {
-		b.data, b.mapped, b.err = nil, false, err
-		b.ends, b.num, b.offset = b.ends[:0], rd.num, rd.offset
-		return true, true
-	}
-	span := cut
-	if span == 0 {
-		span = limit // no newline within the limit: the line is too long
-	}
-	b.mapped = true
-	if rd.tooLong(b, rest[:span]) {
-		return true, true
-	}
-	data := rest[:cut:cut]
-	b.data, b.num, b.offset = data, rd.num, rd.offset
-	rd.take(b, cut)
-	return false, true
-}
-
-// leaveMapping turns to reading: from the mapping's end, rest (the
-// mapping's last bytes, no newline among them) carried.
-func (rd *batchReader[T]) leaveMapping(rest []byte) error {
-	end := int64(len(rd.m.data))
-	rd.carry = append(rd.carry[:0], rest...)
-	rd.m = nil
-	s, ok := rd.r.(io.Seeker)
-	if !ok {
-		return errNoSeeker
-	}
-	_, err := s.Seek(end, io.SeekStart)
-	return err
-}
-
-// consumed hands the pages of a consumed batch back when it is a view of
-// the mapping (they stay in the page cache).
-func (rd *batchReader[T]) consumed(b *Batch[T]) {
-	if b.mapped {
-		rd.mapping.release(int(b.offset) + len(b.data))
-	}
 }
 
 // maxNotedEnds bounds the line ends a batch notes: the lines of a batch
@@ -509,9 +386,6 @@ func recycle[T any](b *Batch[T], free chan *Batch[T]) {
 	if dropHuge(b) {
 		return
 	}
-	if b.mapped {
-		b.data, b.mapped = nil, false
-	}
 	b.data, b.ends, b.err = b.data[:0], b.ends[:0], nil
 	select {
 	case free <- b:
@@ -525,7 +399,7 @@ func recycle[T any](b *Batch[T], free chan *Batch[T]) {
 // it.
 func dropHuge[T any](b *Batch[T]) bool {
 	n := cap(b.data)
-	if n <= keptBatchBytes || b.mapped {
+	if n <= keptBatchBytes {
 		return false
 	}
 	var zero T

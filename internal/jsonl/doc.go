@@ -25,10 +25,7 @@
 //   - [RunBatches] runs per-line work on several goroutines over batches
 //     of whole lines, split exactly as [Reader] splits them, and hands the
 //     batches to one consumer in input order, so the result does not
-//     depend on the number of workers. Asked to, it reads a regular file
-//     through a read-only mapping instead of copying it into buffers; a
-//     file truncated meanwhile is then an error naming it
-//     ([ErrFileShrank]), never a crash.
+//     depend on the number of workers.
 //   - [AppendJSON] writes a value the way JSON.stringify writes it (key order,
 //     escaping, number form), so rewritten lines read as OpenClaw would write
 //     them. Strings the parser read without escapes, integers it read in

@@ -32,8 +32,7 @@ func FuzzRepair(f *testing.F) {
 // the insertion passes and the rewrite rules far more often than
 // arbitrary bytes; and that RepairStream, the repair `fix --stdout` and
 // `fix -` write, prints the two passes' output (or the input itself when
-// nothing changes), from a reader and from a file (whose passes read its
-// mapping). Seeds: the examples and the conformance cases, whose base
+// nothing changes), from a reader and from a file. Seeds: the examples and the conformance cases, whose base
 // each input names by index (sessiontest.DamagedSeed says why).
 func FuzzRepairDamaged(f *testing.F) {
 	seeds := sessiontest.DamagedSeeds(f)
@@ -55,7 +54,7 @@ func FuzzRepairDamaged(f *testing.F) {
 		for _, in := range []struct {
 			name string
 			r    io.ReadSeeker
-		}{{"a reader", bytes.NewReader(input)}, {"a file (mapped)", f}} {
+		}{{"a reader", bytes.NewReader(input)}, {"a file", f}} {
 			var got bytes.Buffer
 			res, err := RepairStream(&got, in.r, "-", Options{Now: goldenClock, UUID: goldenUUIDs()})
 			if err != nil || res.Repaired != plan.NeedsRewrite() || res.Reason != plan.Reason {
@@ -78,7 +77,7 @@ func checkRepair(t *testing.T, input []byte) (Plan, []byte) {
 	checkLineVerdicts(t, input)
 	checkAgainstReference(t, input)
 	seq, _ := analyzeSequential(bytes.NewReader(input), nil)
-	par, _ := analyzeParallel(bytes.NewReader(input), 2, nil, nil)
+	par, _ := analyzeParallel(bytes.NewReader(input), 2, nil)
 	if !reflect.DeepEqual(normalized(seq), normalized(par)) {
 		t.Fatalf("parallel plan differs:\nseq %+v\npar %+v", seq, par)
 	}

@@ -14,14 +14,12 @@ import (
 )
 
 // analyzeParallel is [Analyze] with workers goroutines judging lines (1:
-// on the calling goroutine), cutting batches out of m, r's mapping, when
-// it is not nil.
-func analyzeParallel(r io.Reader, workers int, m *jsonl.Mapped, onVerdict func(Verdict)) (Plan, error) {
+// on the calling goroutine).
+func analyzeParallel(r io.Reader, workers int, onVerdict func(Verdict)) (Plan, error) {
 	c := NewClassifier()
 	err := jsonl.RunBatches(r, jsonl.Pipeline[[]LineFacts]{
 		Workers:   workers,
 		BatchSize: jsonl.ScanBatchSize,
-		Mapping:   m,
 		NewWorker: func() func(*jsonl.Batch[[]LineFacts]) {
 			var j LineJudge
 			return func(b *jsonl.Batch[[]LineFacts]) { b.Out = judgeLines(&j, b, b.Out) }

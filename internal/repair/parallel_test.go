@@ -38,7 +38,7 @@ func TestParallelPlanEqualsSequential(t *testing.T) {
 			}
 			for _, w := range []int{2, 3} {
 				parV = parV[:0]
-				par, err := analyzeParallel(bytes.NewReader(data), w, nil, func(v Verdict) { parV = append(parV, v) })
+				par, err := analyzeParallel(bytes.NewReader(data), w, func(v Verdict) { parV = append(parV, v) })
 				if err != nil {
 					t.Fatal(err)
 				}

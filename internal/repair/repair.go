@@ -265,23 +265,12 @@ func RepairStream(w io.Writer, r io.ReadSeeker, path string, opts Options) (Resu
 }
 
 // repairStream is the two passes of RepairTo over r, whose name in errors
-// is name. A regular file is read once: both passes read its mapping.
+// is name: r is read twice, rewound in between.
 func repairStream(res Result, w io.Writer, r io.ReadSeeker, name string, opts Options) (Result, error) {
 	cr := jsonl.WithContext(opts.context(), r) // both passes stop at their next read once it is done
-	m := jsonl.MapFile(cr)
-	if m != nil {
-		defer m.Close()
-	}
-	var plan Plan
-	var err error
-	if m != nil {
-		plan, err = analyzeParallel(cr, workersFor(), m, opts.OnVerdict)
-	} else {
-		plan, err = Analyze(cr, opts.OnVerdict)
-	}
-	var src io.Reader
+	plan, err := Analyze(cr, opts.OnVerdict)
 	if err == nil {
-		src, err = secondPassInput(opts.context(), cr, m, plan.Bytes)
+		_, err = cr.Seek(0, io.SeekStart)
 	}
 	if err != nil {
 		res.Reason = readFailure(err, name)
@@ -293,12 +282,10 @@ func repairStream(res Result, w io.Writer, r io.ReadSeeker, name string, opts Op
 	case opts.DryRun:
 		return res, nil
 	case !needed:
-		return res, fromMapping(m, func() error {
-			_, err := io.Copy(w, src)
-			return err
-		})
+		_, err := io.Copy(w, cr)
+		return res, err
 	}
-	if err := fromMapping(m, func() error { return WriteRepaired(w, src, &plan, opts.now, opts.uuid) }); err != nil {
+	if err := WriteRepaired(w, cr, &plan, opts.now, opts.uuid); err != nil {
 		return res, fmt.Errorf("%s: %w", res.Path, err)
 	}
 	return res, nil

@@ -16,7 +16,7 @@ import (
 // and checks that the file then holds what the two passes produce, that
 // nothing is left beside it (no backup, lock or temp file), and that a file
 // needing nothing keeps its bytes and its mtime. First RepairTo, whose
-// passes read the file's mapping, must write those same bytes (the input's
+// passes read the file itself, must write those same bytes (the input's
 // own when the repair gives up).
 func TestRepairFileInPlace(t *testing.T) {
 	cases := sessiontest.ConformanceCases(t)
@@ -44,7 +44,7 @@ func TestRepairFileInPlace(t *testing.T) {
 			}
 			gaveUp := res.Reason != "" && bytes.Equal(out.Bytes(), input) // written unchanged
 			if !bytes.Equal(out.Bytes(), want) && !gaveUp {
-				t.Errorf("RepairTo (from the mapping) wrote bytes other than the two passes over a reader")
+				t.Errorf("RepairTo (from the file) wrote bytes other than the two passes over a reader")
 			}
 			res, err = RepairFile(path, Options{Now: goldenClock, UUID: goldenUUIDs()})
 			if err != nil {

@@ -19,7 +19,7 @@ import (
 // how many there are.
 func Analyze(r io.Reader, onVerdict func(Verdict)) (Plan, error) {
 	if w := workersFor(); w > 1 {
-		return analyzeParallel(r, w, nil, onVerdict)
+		return analyzeParallel(r, w, onVerdict)
 	}
 	return analyzeSequential(r, onVerdict)
 }
@@ -80,10 +80,6 @@ func writeRanges(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, u
 	var pos int64
 	var line, buf []byte
 	copyTo := func(off int64) error {
-		if copyMapped(bw, r, off-pos) {
-			pos = off
-			return nil
-		}
 		if n, err := io.CopyN(bw, r, off-pos); err != nil {
 			return fmt.Errorf("%w (%d of %d bytes)", errChanged, pos+n, off)
 		}
