@@ -282,7 +282,8 @@ func repairStream(res Result, w io.Writer, r io.ReadSeeker, name string, opts Op
 	case opts.DryRun:
 		return res, nil
 	case !needed:
-		_, err := io.Copy(w, cr)
+		var in inputCopier
+		_, err := in.copy(w, cr, -1)
 		return res, err
 	}
 	if err := WriteRepaired(w, cr, &plan, opts.now, opts.uuid); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -79,8 +80,9 @@ func writeRanges(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, u
 	changes, inserts := p.Edits, p.Inserts
 	var pos int64
 	var line, buf []byte
+	var in inputCopier
 	copyTo := func(off int64) error {
-		if n, err := io.CopyN(bw, r, off-pos); err != nil {
+		if n, err := in.copy(bw, r, off-pos); err != nil {
 			return fmt.Errorf("%w (%d of %d bytes)", errChanged, pos+n, off)
 		}
 		pos = off
@@ -119,7 +121,7 @@ func writeRanges(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, u
 		}
 		bw.Write(buf)
 	}
-	n, err := io.Copy(bw, r)
+	n, err := in.copy(bw, r, -1)
 	if err != nil {
 		return err
 	}
@@ -127,6 +129,45 @@ func writeRanges(bw *bufio.Writer, r io.Reader, p *Plan, now func() time.Time, u
 		return errChanged
 	}
 	return nil
+}
+
+// copyChunk is the most an inputCopier reads and writes at a time.
+const copyChunk = 1 << 20
+
+// An inputCopier copies ranges of the input to the output. A file goes
+// through io.Copy, which hands the copy to the kernel when the output is a
+// file too. Any other reader (a file behind a context) is read up to a MiB
+// at a time into one buffer kept across ranges: io.Copy would read and
+// write it in 32 KiB pieces through the writer's ReadFrom, two system
+// calls per 32 KiB.
+type inputCopier struct{ buf []byte }
+
+// copy copies the next n bytes of r to w (n < 0: all that is left) and
+// returns how many it copied; fewer than n only with an error (io.EOF when
+// r ended first).
+func (c *inputCopier) copy(w io.Writer, r io.Reader, n int64) (int64, error) {
+	if _, ok := r.(*os.File); ok {
+		if n < 0 {
+			return io.Copy(w, r)
+		}
+		return io.CopyN(w, r, n)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	want := copyChunk
+	if n > 0 {
+		r = io.LimitReader(r, n)
+		want = int(min(n, copyChunk))
+	}
+	if len(c.buf) < want {
+		c.buf = make([]byte, want)
+	}
+	done, err := io.CopyBuffer(struct{ io.Writer }{w}, struct{ io.Reader }{r}, c.buf)
+	if err == nil && n >= 0 && done < n {
+		err = io.EOF
+	}
+	return done, err
 }
 
 // writeLines is the second pass line by line, for inputs with "\r\n" line
