@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math/bits"
+	"sync"
 )
 
 // The batch pipeline spreads per-line work over the CPUs while the
@@ -168,18 +169,25 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 	work := make(chan *Batch[T], n)
 	order := make(chan *Batch[T], n)
 	free := make(chan *Batch[T], n+2)
+	// No goroutine outlives the call: an early return (a consumer's error,
+	// a cancelled context) first waits for the reading goroutine (its read
+	// in progress ends first: the commands cancel reads of pipes and
+	// terminals when their context ends) and for the workers to finish the
+	// batches handed to them.
+	var running sync.WaitGroup
+	defer running.Wait()
 	for range p.Workers {
 		do := p.NewWorker()
-		go func() {
+		running.Go(func() {
 			for b := range work {
 				do(b)
 				close(b.done)
 			}
-		}()
+		})
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
+	running.Go(func() {
 		defer close(work)
 		defer close(order)
 		for {
@@ -196,7 +204,7 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 				return
 			}
 		}
-	}()
+	})
 	return consumeInOrder(p, order, free)
 }
 
