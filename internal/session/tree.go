@@ -198,7 +198,15 @@ func (t *Tree) Grow(n int) {
 	if n <= 0 {
 		return
 	}
-	t.nodes = slices.Grow(t.nodes, n)
+	if cap(t.nodes)-len(t.nodes) < n {
+		// make, not slices.Grow: a large allocation from fresh memory is
+		// not cleared (and one that is, is cleared in preemptible
+		// pieces), where growing clears the room in one call the
+		// collector cannot interrupt, page faults and all.
+		nodes := make([]node, len(t.nodes), len(t.nodes)+n)
+		copy(nodes, t.nodes)
+		t.nodes = nodes
+	}
 	t.byID.reserve(len(t.nodes) + n)
 }
 
