@@ -3,6 +3,7 @@ package session
 import (
 	"hash/maphash"
 	"slices"
+	"unsafe"
 )
 
 // NodeKind says how a line takes part in navigation.
@@ -202,13 +203,22 @@ func (t *Tree) Grow(n int) {
 		// make, not slices.Grow: a large allocation from fresh memory is
 		// not cleared (and one that is, is cleared in preemptible
 		// pieces), where growing clears the room in one call the
-		// collector cannot interrupt, page faults and all.
+		// collector cannot interrupt, page faults and all. The nodes are
+		// copied in pieces for the same reason.
 		nodes := make([]node, len(t.nodes), len(t.nodes)+n)
-		copy(nodes, t.nodes)
+		for i := 0; i < len(nodes); i += copyPieceNodes {
+			copy(nodes[i:], t.nodes[i:min(i+copyPieceNodes, len(nodes))])
+		}
 		t.nodes = nodes
 	}
 	t.byID.reserve(len(t.nodes) + n)
 }
+
+// copyPieceNodes is how many nodes Grow copies in one call (64 KiB): the
+// collector can stop the goroutine between two calls, not within one,
+// and on a machine where each fresh page faults slowly a call copying
+// megabytes into fresh memory would keep it waiting.
+const copyPieceNodes = 64 << 10 / int(unsafe.Sizeof(node{}))
 
 // ID returns the id of the i-th added node ("" for an inert node).
 func (t *Tree) ID(i int) string { return t.idOf(int32(i)) }
