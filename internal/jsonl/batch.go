@@ -58,6 +58,8 @@ type Batch[T any] struct {
 	num    int     // number of the line before the first one
 	offset int64   // input offset of data[0]
 	err    error   // a read error after data
+	spare  []byte  // b's own buffer while data is a long line's (see lineBuffer)
+	held   int     // the bytes of buffer counted in flight (see runParallel)
 	Out    T
 	done   chan struct{}
 }
@@ -122,7 +124,7 @@ func RunBatches[T any](r io.Reader, p Pipeline[T]) error {
 	if p.BatchSize > 0 {
 		size = p.BatchSize
 	}
-	rd := &batchReader[T]{r: r, size: size, full: size}
+	rd := &batchReader[T]{r: r, size: size, full: size, long: make(chan []byte, keptLineBuffers)}
 	if p.SizeHint > 0 && p.SizeHint < int64(size) {
 		rd.size = int(p.SizeHint) + 1 // room to see the end of the input in one read
 		rd.full = rd.size
@@ -187,12 +189,18 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 	}
 	stop := make(chan struct{})
 	defer close(stop)
+	flight := NewFlight(readAheadBytes).Share()
 	running.Go(func() {
 		defer close(work)
 		defer close(order)
 		for {
+			if !flight.Wait(stop) {
+				return
+			}
 			b := takeBatch(free)
 			last := rd.next(b)
+			b.held = cap(b.data)
+			flight.Hold(b.held)
 			b.done = make(chan struct{})
 			select {
 			case order <- b:
@@ -205,11 +213,11 @@ func runParallel[T any](rd *batchReader[T], p Pipeline[T]) error {
 			}
 		}
 	})
-	return consumeInOrder(p, order, free)
+	return consumeInOrder(p, order, free, rd.long, flight)
 }
 
 // consumeInOrder is runParallel's consumer.
-func consumeInOrder[T any](p Pipeline[T], order <-chan *Batch[T], free chan *Batch[T]) error {
+func consumeInOrder[T any](p Pipeline[T], order <-chan *Batch[T], free chan *Batch[T], long chan []byte, flight *FlightShare) error {
 	for b := range order {
 		<-b.done
 		if err := p.err(); err != nil {
@@ -221,7 +229,8 @@ func consumeInOrder[T any](p Pipeline[T], order <-chan *Batch[T], free chan *Bat
 		if b.err != nil {
 			return b.err
 		}
-		recycle(b, free)
+		flight.Release(b.held)
+		recycle(b, free, long)
 	}
 	return nil
 }
@@ -237,9 +246,10 @@ func (p *Pipeline[T]) err() error {
 // batchReader cuts an input into batches of whole lines.
 type batchReader[T any] struct {
 	r      io.Reader
-	size   int    // buffer size of a batch
-	full   int    // the size for lines of usual length (size shrinks for short lines)
-	carry  []byte // the incomplete line at the end of the last read
+	size   int         // buffer size of a batch
+	full   int         // the size for lines of usual length (size shrinks for short lines)
+	carry  []byte      // the incomplete line at the end of the last read
+	long   chan []byte // long lines' buffers handed back, for the next long lines
 	num    int
 	offset int64
 }
@@ -249,10 +259,16 @@ type batchReader[T any] struct {
 // input, whose last line may lack a newline, or a read error (b.err).
 func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 	b.err = nil
-	if size := max(rd.size, 2*len(rd.carry)); cap(b.data) < size {
-		b.data = make([]byte, 0, size)
+	restoreSpare(b, rd.long)
+	if cap(b.data) < rd.size {
+		b.data = make([]byte, 0, rd.size)
 	}
-	data := append(b.data[:0], rd.carry...)
+	var data []byte
+	if 2*len(rd.carry) > cap(b.data) { // the start of a line longer than half a batch
+		data = rd.lineBuffer(b, rd.carry, lineBufferSize(rd.r, len(rd.carry), maxLineBytes))
+	} else {
+		data = append(b.data[:0], rd.carry...)
+	}
 	for {
 		n, err := io.ReadFull(rd.r, data[len(data):cap(data)])
 		data = data[:len(data)+n]
@@ -262,8 +278,7 @@ func (rd *batchReader[T]) next(b *Batch[T]) (last bool) {
 			cut = lastNewline(data) + 1
 			if cut == 0 && len(data) <= maxLineBytes { // a line longer than the buffer: read on in one that holds it
 				want := lineBufferSize(rd.r, len(data), maxLineBytes)
-				b.data = nil // data is the only reference left to the outgrown buffer
-				data = growLine(data, want)
+				data = rd.lineBuffer(b, data, want)
 				continue
 			}
 		case !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
@@ -389,14 +404,98 @@ func takeBatch[T any](free chan *Batch[T]) *Batch[T] {
 }
 
 // recycle keeps a consumed batch for reuse, unless it grew for a huge line
-// (its buffer is then left to the garbage collector).
-func recycle[T any](b *Batch[T], free chan *Batch[T]) {
+// (its buffer is then left to the garbage collector); a long line's buffer
+// goes back to long.
+func recycle[T any](b *Batch[T], free chan *Batch[T], long chan []byte) {
+	restoreSpare(b, long)
 	if dropHuge(b) {
 		return
 	}
 	b.data, b.ends, b.err = b.data[:0], b.ends[:0], nil
 	select {
 	case free <- b:
+	default:
+	}
+}
+
+// readAheadBytes bounds the bytes of the batches read ahead of the
+// consumer (jsonl.Flight), beside their number (batchesInFlight): batches
+// of usual lines never reach it, but where long lines cluster (inline
+// images of a MiB or two) each batch holds one, and eight of them read
+// ahead would hold eight such lines.
+const readAheadBytes = 6 << 20
+
+// keptLineBuffers is how many buffers of long lines a pipeline keeps for
+// the long lines after them. A line longer than half a batch's buffer is
+// read into a buffer of its own (see lineBufferRoom), and
+// the batch keeps its usual buffer aside for the batches after it; the
+// long line's buffer serves the next long line, rather than a new one
+// being made (and faulted in) for each.
+const keptLineBuffers = 3
+
+// lineBuffer moves data, the bytes read so far of a line longer than b's
+// buffer, into a buffer of capacity want (at least len(data)): one a
+// batch handed back when it is big enough, else a new one. b's own buffer
+// is set aside for the batches after this one; a line buffer the line
+// outgrows goes back for the next long line.
+func (rd *batchReader[T]) lineBuffer(b *Batch[T], data []byte, want int) []byte {
+	want = max(want, len(data))
+	var grown []byte
+	select {
+	case buf := <-rd.long:
+		if cap(buf) >= want {
+			grown = buf[:len(data)]
+		} // else it is left to the collector
+	default:
+	}
+	if grown == nil {
+		grown = AllocLine(lineBufferRoom(want))[:len(data)]
+	}
+	copy(grown, data)
+	if b.spare == nil {
+		b.spare = b.data[:0]
+	} else {
+		putLine(rd.long, data)
+	}
+	b.data = nil // set to the batch's lines at the end of next
+	return grown
+}
+
+// lineBufferRoom is the capacity of a new buffer for a line of want
+// bytes: up to keptBatchBytes rounded up to whole MiB (batchSize), so that
+// it can serve the long lines after it, which vary in length; a longer line
+// gets exactly its size, as it is not kept.
+func lineBufferRoom(want int) int {
+	if rounded := (want + batchSize - 1) / batchSize * batchSize; rounded <= keptBatchBytes {
+		return rounded
+	}
+	return want
+}
+
+// restoreSpare gives b its own buffer back once it is done with a long
+// line's, which goes back to long.
+func restoreSpare[T any](b *Batch[T], long chan []byte) {
+	if b.spare == nil {
+		return
+	}
+	if cap(b.data) > keptBatchBytes {
+		var zero T
+		b.Out = zero // Out may hold pieces of the line: they would keep it alive
+	}
+	putLine(long, b.data)
+	b.data, b.spare = b.spare, nil
+}
+
+// putLine hands a long line's buffer back for the next long line, unless
+// it is huge (its memory is then handed back, see releaseOutgrown) or
+// enough are kept already (it is then left to the collector).
+func putLine(long chan []byte, buf []byte) {
+	if cap(buf) > keptBatchBytes {
+		releaseOutgrown(cap(buf))
+		return
+	}
+	select {
+	case long <- buf[:0]:
 	default:
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 )
@@ -149,7 +150,8 @@ func positionedReader(s string) *io.SectionReader {
 
 // TestLongLineBufferSize: on an input that can be read at offsets, a line
 // longer than two batches gets a buffer of its own size (the line, its
-// "\n" and one byte), not a doubled one.
+// "\n" and one byte; up to keptBatchBytes, rounded up to whole MiB so that
+// it can serve the next long line), not a doubled one.
 func TestLongLineBufferSize(t *testing.T) {
 	for _, n := range []int{batchSize + 1, 3*batchSize + 17, 5 * batchSize} {
 		for _, final := range []string{"\n{}\n", "\n", ""} {
@@ -163,7 +165,7 @@ func TestLongLineBufferSize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if biggest > max(n+2, 2*batchSize) { // a batch starts at twice its carried piece of line
+			if biggest > max(lineBufferRoom(n+2), 2*batchSize) { // a batch starts at twice its carried piece of line
 				t.Errorf("RunBatches, line of %d bytes ending %q: buffer of %d bytes", n, final, biggest)
 			}
 			r := NewReader(positionedReader(data))
@@ -228,7 +230,7 @@ func TestLongLineBufferSizeLineSizer(t *testing.T) {
 				if want := strings.Count(data, "\n") + map[bool]int{true: 1}[!strings.HasSuffix(data, "\n")]; lines != want {
 					t.Errorf("line of %d bytes ending %q (wrapped %v): %d lines, want %d", n, final, wrap, lines, want)
 				}
-				if biggest > max(n+2, 2*batchSize) {
+				if biggest > max(lineBufferRoom(n+2), 2*batchSize) {
 					t.Errorf("line of %d bytes ending %q (wrapped %v): buffer of %d bytes", n, final, wrap, biggest)
 				}
 			}
@@ -375,6 +377,76 @@ func TestLastNewline(t *testing.T) {
 					t.Fatalf("%q: %d, want %d", c, got, want)
 				}
 				b[i], b[j] = 'x', 'x'
+			}
+		}
+	}
+}
+
+// TestRunBatchesLongLinesInFlight: on an input whose long lines come in
+// clusters (as inline images do), of lengths from half a batch to past
+// keptBatchBytes, the pipeline yields Reader's lines with any number of
+// workers and any reads, and the buffers of the batches read ahead hold at
+// most readAheadBytes plus the batch being read (without that bound,
+// eight batches of a long line each would be in flight).
+func TestRunBatchesLongLinesInFlight(t *testing.T) {
+	var sb strings.Builder
+	sizes := []int{batchSize / 2, batchSize/2 + 1, 700 << 10, batchSize, 3 * batchSize / 2, 2*batchSize + 5, 5 * batchSize}
+	for i := range 60 {
+		for range 1 + i%7 { // short lines between the clusters
+			sb.WriteString("{\"short\":\"line\"}\n")
+		}
+		for k := range 1 + i%3 {
+			n := sizes[(i+k)%len(sizes)]
+			if n == 5*batchSize && i%10 != 0 {
+				n = 2 * batchSize // few lines past keptBatchBytes
+			}
+			sb.WriteString("{\"image\":\"" + strings.Repeat("A", n) + "\"}\n")
+		}
+	}
+	data := sb.String()
+	want, _ := readerLines(strings.NewReader(data))
+	for rname, newReader := range map[string]func(string) io.Reader{
+		"whole":      func(s string) io.Reader { return strings.NewReader(s) },
+		"half":       func(s string) io.Reader { return iotest.HalfReader(strings.NewReader(s)) },
+		"positioned": func(s string) io.Reader { return positionedReader(s) },
+	} {
+		for _, workers := range []int{1, 2, 3} {
+			var lines []Line
+			var mu sync.Mutex
+			inFlight, most := 0, 0
+			err := RunBatches(newReader(data), Pipeline[[]Line]{
+				Workers: workers,
+				NewWorker: func() func(*Batch[[]Line]) {
+					work := copyLines()
+					return func(b *Batch[[]Line]) {
+						mu.Lock()
+						inFlight += cap(b.data)
+						most = max(most, inFlight)
+						mu.Unlock()
+						work(b)
+					}
+				},
+				Consume: func(b *Batch[[]Line]) error {
+					mu.Lock()
+					inFlight -= cap(b.data)
+					mu.Unlock()
+					lines = append(lines, b.Out...)
+					return nil
+				},
+			})
+			if err != nil {
+				t.Fatalf("%s, %d workers: %v", rname, workers, err)
+			}
+			for i := range lines {
+				if len(lines[i].Bytes) == 0 {
+					lines[i].Bytes = nil
+				}
+			}
+			if !reflect.DeepEqual(lines, want) {
+				t.Fatalf("%s, %d workers: %d lines, Reader has %d", rname, workers, len(lines), len(want))
+			}
+			if bound := readAheadBytes + 6*batchSize; workers > 1 && most > bound {
+				t.Errorf("%s, %d workers: %d bytes in flight, bound %d", rname, workers, most, bound)
 			}
 		}
 	}
