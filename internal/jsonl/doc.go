@@ -25,7 +25,9 @@
 //   - [RunBatches] runs per-line work on several goroutines over batches
 //     of whole lines, split exactly as [Reader] splits them, and hands the
 //     batches to one consumer in input order, so the result does not
-//     depend on the number of workers.
+//     depend on the number of workers. The batches read ahead are
+//     bounded in number and in bytes, so memory follows a few batches and
+//     the longest lines in flight, not the input.
 //   - [AppendJSON] writes a value the way JSON.stringify writes it (key order,
 //     escaping, number form), so rewritten lines read as OpenClaw would write
 //     them. Strings the parser read without escapes, integers it read in
