@@ -482,8 +482,9 @@ func restoreSpare[T any](b *Batch[T], long chan []byte) {
 		var zero T
 		b.Out = zero // Out may hold pieces of the line: they would keep it alive
 	}
-	putLine(long, b.data)
-	b.data, b.spare = b.spare, nil
+	line := b.data
+	b.data, b.spare = b.spare, nil // before putLine: a huge line's memory is handed back there
+	putLine(long, line)
 }
 
 // putLine hands a long line's buffer back for the next long line, unless

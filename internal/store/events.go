@@ -366,30 +366,23 @@ func (r *Rows) decoder() (*zstd.Decoder, error) {
 	if !r.lane {
 		return r.db.decoder()
 	}
-	if r.dec == nil {
-		d, err := newDecoder()
-		if err != nil {
-			return nil, err
-		}
-		r.dec = d
-	}
-	return r.dec, nil
-}
-
-func newDecoder() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxEventBytes+1))
+	return decoderIn(&r.dec)
 }
 
 // decoder is the database's zstd decoder, synchronous (one goroutine).
-func (s *DB) decoder() (*zstd.Decoder, error) {
-	if s.zstd == nil {
-		d, err := newDecoder()
+func (s *DB) decoder() (*zstd.Decoder, error) { return decoderIn(&s.zstd) }
+
+// decoderIn is *d, made at the first call: a synchronous zstd decoder
+// bounded to the largest event.
+func decoderIn(d **zstd.Decoder) (*zstd.Decoder, error) {
+	if *d == nil {
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxEventBytes+1))
 		if err != nil {
 			return nil, err
 		}
-		s.zstd = d
+		*d = dec
 	}
-	return s.zstd, nil
+	return *d, nil
 }
 
 // Event is the current row, valid until the next call to Next.
